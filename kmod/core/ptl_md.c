@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Memory descriptors (spec 6.5, 8.3, 8.4, 8.7, 8.13): creation on a match
+ * entry or free-floating, unlink (explicit and automatic), update, and the
+ * walk over an MD's segments that the glue uses to move data.
+ */
+#include "ptlc_internal.h"
+
+struct ptlc_md *ptlc_md_lookup(struct ptlc_ni *ni, ptl_handle_md_t h)
+{
+	return ptlc_htab_lookup(&ni->mds, h);
+}
+
+ptl_handle_md_t ptlc_md_handle(const struct ptlc_ni *ni,
+			       const struct ptlc_md *md)
+{
+	return ptlc_htab_handle(&ni->mds, md->index);
+}
+
+void *ptlc_md_mem(const struct ptlc_md *md)
+{
+	return md->mem;
+}
+
+bool ptlc_md_active(const struct ptlc_md *md)
+{
+	return md->desc.threshold != 0 && !md->maxed;
+}
+
+void ptlc_md_consume_threshold(struct ptlc_md *md)
+{
+	if (md->desc.threshold > 0)
+		md->desc.threshold--;
+}
+
+/* The MD as events and PtlMDUpdate show it: live threshold, live EQ. */
+void ptlc_md_snapshot(struct ptlc_ni *ni, const struct ptlc_md *md,
+		      ptl_md_t *out)
+{
+	*out = md->desc;
+	if (!ptlc_eq_lookup(ni, md->desc.eq_handle))
+		out->eq_handle = PTL_EQ_NONE;
+}
+
+/* ---- creation ---- */
+
+/* Checks what needs no lock and builds the MD's segment list. */
+static int md_prepare(struct ptlc_ni *ni, const struct ptlc_md_spec *spec,
+		      struct ptlc_md **out)
+{
+	const ptl_md_t *d = &spec->desc;
+	struct ptlc_md *md;
+	u64 total = 0;
+	unsigned int i;
+
+	if (d->options & ~(unsigned int)PTL_MD_OPTIONS_ALL)
+		return PTL_MD_ILLEGAL;
+	if (d->options & PTL_MD_IOVEC) {
+		if (spec->nsegs != d->length ||
+		    spec->nsegs > (unsigned int)ni->limits.max_md_iovecs ||
+		    (spec->nsegs && !spec->segs))
+			return PTL_MD_ILLEGAL;
+		for (i = 0; i < spec->nsegs; i++) {
+			if (spec->segs[i].len > PTL_WIRE_MAX_LENGTH - total)
+				return PTL_MD_ILLEGAL;
+			total += spec->segs[i].len;
+		}
+	} else if (d->length > PTL_WIRE_MAX_LENGTH) {
+		return PTL_MD_ILLEGAL;
+	}
+
+	md = ptlc_alloc(sizeof(*md), PTL_GFP_SLEEP);
+	if (!md)
+		return PTL_NO_SPACE;
+	if (d->options & PTL_MD_IOVEC) {
+		md->segs = ptlc_alloc(sizeof(*md->segs) * (spec->nsegs + 1),
+				      PTL_GFP_SLEEP);
+		if (!md->segs) {
+			ptlc_free(md);
+			return PTL_NO_SPACE;
+		}
+		if (spec->nsegs)
+			ptl_memcpy(md->segs, spec->segs,
+				   sizeof(*md->segs) * spec->nsegs);
+		md->nsegs = spec->nsegs;
+		md->length = total;
+	} else {
+		md->inline_seg.addr = (u64)(uintptr_t)d->start;
+		md->inline_seg.len = d->length;
+		md->segs = &md->inline_seg;
+		md->nsegs = 1;
+		md->length = d->length;
+	}
+	md->desc = *d;
+	/* A threshold <= 0 other than INF makes an inactive MD (8.3). */
+	if (md->desc.threshold < 0 && md->desc.threshold != PTL_MD_THRESH_INF)
+		md->desc.threshold = 0;
+	md->mem = spec->mem;
+	*out = md;
+	return PTL_OK;
+}
+
+static void md_free(struct ptlc_md *md)
+{
+	if (md->segs != &md->inline_seg)
+		ptlc_free(md->segs);
+	ptlc_free(md);
+}
+
+/* An EQ handle for an MD: none, or a live EQ of this NI. */
+static int md_check_eq(struct ptlc_ni *ni, ptl_handle_eq_t eq)
+{
+	int slot = ptlc_handle_slot(eq);
+
+	if (eq == PTL_EQ_NONE)
+		return PTL_OK;
+	if (slot >= 0 && slot != (int)ni->slot &&
+	    ((eq >> PTLC_H_TYPE_SHIFT) & PTLC_H_TYPE_MASK) == PTLC_OBJ_EQ)
+		return PTL_MD_ILLEGAL;
+	return ptlc_eq_lookup(ni, eq) ? PTL_OK : PTL_EQ_INVALID;
+}
+
+/*
+ * Adds a prepared MD to the NI, attached to the ME named by me_h or, if
+ * me_h is PTL_INVALID_HANDLE and bind is set, free-floating.
+ */
+static int md_install(struct ptlc_ni *ni, struct ptlc_md *md, bool bind,
+		      ptl_handle_me_t me_h, ptl_handle_md_t *out)
+{
+	struct ptlc_me *me = NULL;
+	void *spare = NULL;
+	int rc;
+
+	for (;;) {
+		ptl_lock(&ni->lock);
+		if (!bind) {
+			me = ptlc_htab_lookup(&ni->mes, me_h);
+			rc = !me ? PTL_ME_INVALID :
+			     me->md ? PTL_ME_IN_USE : PTL_OK;
+			if (rc)
+				break;
+		}
+		rc = md_check_eq(ni, md->desc.eq_handle);
+		if (rc)
+			break;
+		rc = ptlc_htab_insert(&ni->mds, md, &spare, &md->index);
+		if (rc != PTL_FAIL)
+			break;
+		ptl_unlock(&ni->lock);
+		spare = ptlc_chunk_alloc();
+		if (!spare)
+			return PTL_NO_SPACE;
+	}
+	if (rc == PTL_OK) {
+		md->gen = ptlc_htab_gen(&ni->mds, md->index);
+		md->me = me;
+		if (me)
+			me->md = md;
+		*out = ptlc_md_handle(ni, md);
+	}
+	ptl_unlock(&ni->lock);
+	ptlc_free(spare);
+	return rc;
+}
+
+static int md_create(struct ptlc_ni *ni, bool bind, ptl_handle_me_t me_h,
+		     const struct ptlc_md_spec *spec, ptl_unlink_t unlink_op,
+		     ptl_handle_md_t *out)
+{
+	struct ptlc_md *md;
+	int rc;
+
+	rc = md_prepare(ni, spec, &md);
+	if (rc)
+		return rc;
+	md->unlink_op = unlink_op;
+	rc = md_install(ni, md, bind, me_h, out);
+	if (rc) {
+		md->mem = NULL;		/* still the glue's */
+		md_free(md);
+	}
+	return rc;
+}
+
+int ptlc_md_attach(struct ptlc_ni *ni, ptl_handle_me_t me,
+		   const struct ptlc_md_spec *spec, ptl_unlink_t unlink_op,
+		   ptl_handle_md_t *out)
+{
+	return md_create(ni, false, me, spec, unlink_op, out);
+}
+
+int ptlc_md_bind(struct ptlc_ni *ni, const struct ptlc_md_spec *spec,
+		 ptl_unlink_t unlink_op, ptl_handle_md_t *out)
+{
+	return md_create(ni, true, PTL_INVALID_HANDLE, spec, unlink_op, out);
+}
+
+/* ---- destruction ---- */
+
+static void release_mem(struct ptlc_ni *ni, void *mem)
+{
+	if (mem && ni->ops && ni->ops->md_release)
+		ni->ops->md_release(ni->glue, mem);
+}
+
+/* The ME coupling of 8.4: a PTL_UNLINK ME goes with its MD. */
+void ptlc_md_destroy(struct ptlc_ni *ni, struct ptlc_md *md)
+{
+	struct ptlc_me *me = md->me;
+
+	if (me) {
+		me->md = NULL;
+		if (me->unlink == PTL_UNLINK)
+			ptlc_me_destroy(ni, me);
+	}
+	ptlc_htab_remove(&ni->mds, md->index);
+	release_mem(ni, md->mem);
+	md_free(md);
+}
+
+int ptlc_md_unlink(struct ptlc_ni *ni, ptl_handle_md_t h)
+{
+	struct ptlc_md *md;
+	int rc = PTL_OK;
+
+	ptl_lock(&ni->lock);
+	md = ptlc_md_lookup(ni, h);
+	if (!md)
+		rc = PTL_MD_INVALID;
+	else if (md->pending)
+		rc = PTL_MD_IN_USE;
+	else
+		ptlc_md_destroy(ni, md);	/* explicit: no UNLINK event */
+	ptl_unlock(&ni->lock);
+	return rc;
+}
+
+/*
+ * Auto-unlink (8.3): a PTL_UNLINK MD that use made inactive goes once its
+ * last operation is over. The UNLINK event carries the fields of the
+ * operation that caused it, linked to that operation's last event. It is
+ * skipped when no event can be posted; the unlink itself never is.
+ */
+void ptlc_md_maybe_auto_unlink(struct ptlc_ni *ni, struct ptlc_md *md,
+			       const ptl_event_t *cause, ptl_seq_t link)
+{
+	ptl_event_t ev;
+	ptl_seq_t seq;
+
+	if (md->unlink_op != PTL_UNLINK || ptlc_md_active(md) || md->pending)
+		return;
+	if (cause) {
+		ev = *cause;
+		ev.type = PTL_EVENT_UNLINK;
+		ev.link = link;
+		ptlc_event_post_other(ni, md, &ev, &seq);
+	}
+	ptlc_md_destroy(ni, md);
+}
+
+void ptlc_md_release_ref(struct ptlc_ni *ni, struct ptlc_md *md,
+			 const ptl_event_t *cause, ptl_seq_t link)
+{
+	if (PTL_WARN_ON(!md->pending))
+		return;
+	md->pending--;
+	ptlc_md_maybe_auto_unlink(ni, md, cause, link);
+}
+
+/* ---- update ---- */
+
+static void copy_old(struct ptlc_ni *ni, const struct ptlc_md *md,
+		     ptl_md_t *old_md, struct ptlc_seg *old_segs,
+		     unsigned int cap, unsigned int *old_nsegs)
+{
+	unsigned int n = md->nsegs < cap ? md->nsegs : cap;
+
+	if (old_md)
+		ptlc_md_snapshot(ni, md, old_md);
+	if (old_nsegs)
+		*old_nsegs = md->nsegs;
+	if (old_segs && n)
+		ptl_memcpy(old_segs, md->segs, sizeof(*old_segs) * n);
+}
+
+/* "Empty" of 8.7, with the reader's position given by the caller. */
+static int update_allowed(struct ptlc_ni *ni, const struct ptlc_md *md,
+			  ptl_handle_eq_t eq_h, ptl_seq_t consumer_seq)
+{
+	struct ptlc_eq *eq;
+
+	if (eq_h != PTL_EQ_NONE) {
+		eq = ptlc_eq_lookup(ni, eq_h);
+		if (!eq)
+			return PTL_EQ_INVALID;
+		if (eq->next_seq != consumer_seq || eq->promised)
+			return PTL_MD_NO_UPDATE;
+	}
+	/* The glue is moving data through the segments being replaced. */
+	if (md->pending)
+		return PTL_MD_NO_UPDATE;
+	return PTL_OK;
+}
+
+/* Moves the new description into md; returns what the old one owned. */
+static void update_apply(struct ptlc_md *md, struct ptlc_md *fresh,
+			 struct ptlc_seg **old_alloc, void **old_mem)
+{
+	*old_alloc = md->segs != &md->inline_seg ? md->segs : NULL;
+	*old_mem = md->mem;
+	md->desc = fresh->desc;
+	md->length = fresh->length;
+	md->nsegs = fresh->nsegs;
+	md->mem = fresh->mem;
+	if (fresh->segs == &fresh->inline_seg) {
+		md->inline_seg = fresh->inline_seg;
+		md->segs = &md->inline_seg;
+	} else {
+		md->segs = fresh->segs;
+	}
+	md->local_offset = 0;
+	md->maxed = false;
+}
+
+int ptlc_md_update(struct ptlc_ni *ni, ptl_handle_md_t h, ptl_md_t *old_md,
+		   struct ptlc_seg *old_segs, unsigned int old_segs_cap,
+		   unsigned int *old_nsegs,
+		   const struct ptlc_md_spec *new_spec, ptl_handle_eq_t eq,
+		   ptl_seq_t eq_consumer_seq)
+{
+	struct ptlc_md *fresh = NULL, *md;
+	struct ptlc_seg *old_alloc = NULL;
+	void *old_mem = NULL;
+	int rc;
+
+	if (new_spec) {
+		rc = md_prepare(ni, new_spec, &fresh);
+		if (rc)
+			return rc;
+	}
+	ptl_lock(&ni->lock);
+	md = ptlc_md_lookup(ni, h);
+	if (!md) {
+		rc = PTL_MD_INVALID;
+		goto out;
+	}
+	copy_old(ni, md, old_md, old_segs, old_segs_cap, old_nsegs);
+	if (!fresh) {
+		rc = PTL_OK;
+		goto out;
+	}
+	rc = md_check_eq(ni, fresh->desc.eq_handle);
+	if (!rc)
+		rc = update_allowed(ni, md, eq, eq_consumer_seq);
+	if (!rc) {
+		update_apply(md, fresh, &old_alloc, &old_mem);
+		fresh->segs = &fresh->inline_seg;	/* now md's */
+		fresh->mem = NULL;
+	}
+out:
+	ptl_unlock(&ni->lock);
+	if (fresh) {
+		fresh->mem = NULL;	/* on failure the glue keeps it */
+		md_free(fresh);
+	}
+	ptlc_free(old_alloc);
+	if (old_mem)
+		release_mem(ni, old_mem);
+	return rc;
+}
+
+/* ---- data walk ---- */
+
+void ptlc_md_iter_init(struct ptlc_md_iter *it, const struct ptlc_md *md,
+		       u64 offset, u64 length)
+{
+	it->segs = md->segs;
+	it->nsegs = md->nsegs;
+	it->seg = 0;
+	it->left = length;
+	/* Zero-length segments are skipped whatever the offset. */
+	while (it->seg < it->nsegs && offset >= it->segs[it->seg].len) {
+		offset -= it->segs[it->seg].len;
+		it->seg++;
+	}
+	it->seg_off = offset;
+}
+
+bool ptlc_md_iter_next(struct ptlc_md_iter *it, struct ptlc_chunk *chunk)
+{
+	u64 avail;
+
+	while (it->left) {
+		if (PTL_WARN_ON(it->seg >= it->nsegs))
+			return false;
+		avail = it->segs[it->seg].len - it->seg_off;
+		if (!avail || it->seg_off > it->segs[it->seg].len) {
+			it->seg++;
+			it->seg_off = 0;
+			continue;
+		}
+		chunk->seg = it->seg;
+		chunk->seg_off = it->seg_off;
+		chunk->addr = it->segs[it->seg].addr + it->seg_off;
+		chunk->len = avail < it->left ? avail : it->left;
+		it->seg_off += chunk->len;
+		it->left -= chunk->len;
+		return true;
+	}
+	return false;
+}
