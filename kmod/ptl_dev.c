@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/portals: the misc device, per-open state and ioctl dispatch.
+ *
+ * Every command's argument struct starts with { size, flags } (see
+ * uapi/linux/portals.h). Dispatch copies the caller's struct in with
+ * copy_struct_from_user() so older and newer callers both work, refuses
+ * unknown flags, runs the handler on a kernel copy and writes the struct
+ * back up to the caller's size.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "ptl_internal.h"
+
+static long ptl_ioctl_version(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_version *args = arg;
+
+	args->abi_version = PTL_ABI_VERSION;
+	args->max_interfaces = PTL_MAX_INTERFACES;
+	return PTL_OK;
+}
+
+struct ptl_ioctl_desc {
+	long (*handler)(struct ptl_file *pf, void *arg);
+	u32 arg_size;		/* the kernel's sizeof() of the arg struct */
+	u32 valid_flags;
+};
+
+#define PTL_IOCTL(cmd, fn, type, flags)				\
+	[_IOC_NR(cmd)] = {					\
+		.handler = fn,					\
+		.arg_size = sizeof(type),			\
+		.valid_flags = flags,				\
+	}
+
+static const struct ptl_ioctl_desc ptl_ioctls[] = {
+	PTL_IOCTL(PTL_IOC_VERSION, ptl_ioctl_version,
+		  struct ptl_ioc_version, 0),
+	PTL_IOCTL(PTL_IOC_NI_INIT, ptl_ioctl_ni_init,
+		  struct ptl_ioc_ni_init, PTL_NI_INIT_FLAGS_ALL),
+	PTL_IOCTL(PTL_IOC_NI_FINI, ptl_ioctl_ni_fini,
+		  struct ptl_ioc_ni_fini, 0),
+	PTL_IOCTL(PTL_IOC_NI_IDENTITY, ptl_ioctl_ni_identity,
+		  struct ptl_ioc_ni_identity, 0),
+};
+
+/* Large enough for any argument struct; kept off the heap. */
+union ptl_ioctl_args {
+	struct ptl_ioc_head head;
+	struct ptl_ioc_version version;
+	struct ptl_ioc_ni_init ni_init;
+	struct ptl_ioc_ni_fini ni_fini;
+	struct ptl_ioc_ni_identity ni_identity;
+};
+
+static const struct ptl_ioctl_desc *ptl_ioctl_find(unsigned int cmd)
+{
+	unsigned int nr = _IOC_NR(cmd);
+
+	if (_IOC_TYPE(cmd) != PTL_IOC_MAGIC || nr >= ARRAY_SIZE(ptl_ioctls))
+		return NULL;
+	if (!ptl_ioctls[nr].handler)
+		return NULL;
+	return &ptl_ioctls[nr];
+}
+
+static long ptl_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
+{
+	void __user *argp = (void __user *)uarg;
+	const struct ptl_ioctl_desc *desc;
+	union ptl_ioctl_args args;
+	u32 usize;
+	long rc;
+	int err;
+
+	desc = ptl_ioctl_find(cmd);
+	if (!desc)
+		return -ENOTTY;
+	if (get_user(usize, (u32 __user *)argp))
+		return -EFAULT;
+	if (usize < sizeof(struct ptl_ioc_head) || usize > PTL_IOC_MAX_ARG_SIZE)
+		return -EINVAL;
+	err = copy_struct_from_user(&args, desc->arg_size, argp, usize);
+	if (err)
+		return err;
+	if (args.head.flags & ~desc->valid_flags)
+		return -EINVAL;
+
+	rc = desc->handler(file->private_data, &args);
+	if (rc < 0)
+		return rc;
+	if (copy_to_user(argp, &args, min_t(u32, usize, desc->arg_size)))
+		return -EFAULT;
+	return rc;
+}
+
+static int ptl_open(struct inode *inode, struct file *file)
+{
+	struct ptl_file *pf;
+
+	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	if (!pf)
+		return -ENOMEM;
+	mutex_init(&pf->lock);
+	pf->euid = file->f_cred->euid;
+	file->private_data = pf;
+	return 0;
+}
+
+static int ptl_release(struct inode *inode, struct file *file)
+{
+	struct ptl_file *pf = file->private_data;
+
+	ptl_file_release_nis(pf);
+	mutex_destroy(&pf->lock);
+	kfree(pf);
+	return 0;
+}
+
+static const struct file_operations ptl_fops = {
+	.owner = THIS_MODULE,
+	.open = ptl_open,
+	.release = ptl_release,
+	.unlocked_ioctl = ptl_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice ptl_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = PTL_DEVICE_NAME,
+	.fops = &ptl_fops,
+	/* Any user may use Portals; privileged operations check caps. */
+	.mode = 0666,
+};
+
+int ptl_dev_init(void)
+{
+	return misc_register(&ptl_miscdev);
+}
+
+void ptl_dev_exit(void)
+{
+	misc_deregister(&ptl_miscdev);
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptl.ko: the Portals 3.3 library for Linux.
+ *
+ * Module init and exit, in strict order, unwound in reverse.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "ptl_internal.h"
+
+static uint nid;
+module_param(nid, uint, 0444);
+MODULE_PARM_DESC(nid, "Portals nid of interface 0 until ptlctl sets one");
+
+static int __init ptl_init(void)
+{
+	int err;
+
+	if (nid == PTL_NID_ANY) {
+		pr_err("nid %#x is the wildcard and cannot name a node\n", nid);
+		return -EINVAL;
+	}
+	err = ptl_ifaces_init(nid);
+	if (err)
+		return err;
+	err = ptl_dev_init();
+	if (err)
+		goto err_ifaces;
+	pr_info("Portals 3.3 ABI %d loaded, interface 0 nid %u\n",
+		PTL_ABI_VERSION, nid);
+	return 0;
+
+err_ifaces:
+	ptl_ifaces_exit();
+	return err;
+}
+
+static void __exit ptl_exit(void)
+{
+	ptl_dev_exit();
+	/* NIs are freed after a grace period; wait for those callbacks. */
+	rcu_barrier();
+	ptl_ifaces_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(ptl_init);
+module_exit(ptl_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Sandia Portals 3.3 message passing");
+MODULE_AUTHOR("Portals for Linux developers");

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Network interfaces of one process: PtlNIInit, PtlNIFini and the identity
+ * calls.
+ *
+ * Lifetime: an NI is published in its file's slot table with RCU and holds
+ * one reference for being published. Every ioctl that works on an NI looks
+ * it up under rcu_read_lock() and takes a reference, so PtlNIFini racing
+ * with another thread's call on the same NI only unpublishes it; the last
+ * reference releases the pid and frees the NI.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/cred.h>
+#include <linux/stddef.h>
+#include <linux/slab.h>
+#include <linux/uidgid.h>
+
+#include "core/ptl_core.h"
+#include "ptl_internal.h"
+
+/*
+ * struct ptl_ioc_limits mirrors ptl_ni_limits_t field by field with fixed
+ * widths; the build fails if the two ever differ.
+ */
+#define PTL_LIMITS_SAME_FIELD(f)					\
+	BUILD_BUG_ON(offsetof(struct ptl_ioc_limits, f) !=		\
+		     offsetof(ptl_ni_limits_t, f))
+
+static void ptl_limits_check_layout(void)
+{
+	BUILD_BUG_ON(sizeof(struct ptl_ioc_limits) != sizeof(ptl_ni_limits_t));
+	PTL_LIMITS_SAME_FIELD(max_mes);
+	PTL_LIMITS_SAME_FIELD(max_mds);
+	PTL_LIMITS_SAME_FIELD(max_eqs);
+	PTL_LIMITS_SAME_FIELD(max_ac_index);
+	PTL_LIMITS_SAME_FIELD(max_pt_index);
+	PTL_LIMITS_SAME_FIELD(max_md_iovecs);
+	PTL_LIMITS_SAME_FIELD(max_me_list);
+	PTL_LIMITS_SAME_FIELD(max_getput_md);
+}
+
+static void ptl_ni_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct ptl_ni, rcu));
+}
+
+static void ptl_ni_release(struct kref *ref)
+{
+	struct ptl_ni *ni = container_of(ref, struct ptl_ni, ref);
+
+	ptlc_ni_destroy(ni->core);
+	ptl_iface_release_pid(ni->iface, ni->pid);
+	call_rcu(&ni->rcu, ptl_ni_free_rcu);
+}
+
+void ptl_ni_put(struct ptl_ni *ni)
+{
+	kref_put(&ni->ref, ptl_ni_release);
+}
+
+struct ptl_ni *ptl_ni_lookup(struct ptl_file *pf, ptl_handle_ni_t handle)
+{
+	struct ptl_ni *ni;
+	int slot;
+
+	slot = ptlc_handle_slot(handle);
+	if (slot < 0 || slot >= PTL_MAX_INTERFACES)
+		return NULL;
+	rcu_read_lock();
+	ni = rcu_dereference(pf->ni[slot]);
+	if (ni && (!ptlc_ni_handle_valid(ni->core, handle) ||
+		   !kref_get_unless_zero(&ni->ref)))
+		ni = NULL;
+	rcu_read_unlock();
+	return ni;
+}
+
+static void ptl_ni_fill_init_reply(const struct ptl_ni *ni,
+				   struct ptl_ioc_ni_init *args)
+{
+	ptl_limits_check_layout();
+	ptlc_ni_limits(ni->core, (ptl_ni_limits_t *)&args->actual);
+	args->ni_handle = ptlc_ni_handle(ni->core);
+	args->nid = ni->iface->nid;
+	args->out_pid = ni->pid;
+}
+
+static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
+			 struct ptl_ioc_ni_init *args)
+{
+	struct ptlc_ni_config cfg = {};
+	struct ptl_ni *ni;
+	int rc;
+
+	ni = kzalloc(sizeof(*ni), GFP_KERNEL);
+	if (!ni)
+		return PTL_NO_SPACE;
+	kref_init(&ni->ref);
+	ni->iface = iface;
+	ni->slot = iface->index;
+
+	rc = ptl_iface_claim_pid(iface, args->pid, ni, &ni->pid);
+	if (rc != PTL_OK)
+		goto err_free;
+
+	cfg.slot = ni->slot;
+	cfg.nid = iface->nid;
+	cfg.pid = ni->pid;
+	cfg.uid = from_kuid_munged(&init_user_ns, pf->euid);
+	/* Without a launcher-assigned job the job id is the pid (spec 3.8). */
+	cfg.jid = ni->pid;
+	if (args->flags & PTL_NI_INIT_DESIRED)
+		cfg.desired = (const ptl_ni_limits_t *)&args->desired;
+	cfg.glue = ni;
+	rc = ptlc_ni_create(&cfg, &ni->core);
+	if (rc != PTL_OK)
+		goto err_pid;
+
+	rcu_assign_pointer(pf->ni[ni->slot], ni);
+	ptl_ni_fill_init_reply(ni, args);
+	return PTL_OK;
+
+err_pid:
+	ptl_iface_release_pid(iface, ni->pid);
+err_free:
+	kfree(ni);
+	return rc;
+}
+
+long ptl_ioctl_ni_init(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_ni_init *args = arg;
+	struct ptl_iface *iface;
+	struct ptl_ni *ni;
+	long rc;
+
+	if (args->reserved)
+		return -EINVAL;
+	if (args->iface < PTL_NALTYPE_LINUX0 ||
+	    args->iface >= PTL_NALTYPE_LINUX0 + PTL_MAX_INTERFACES)
+		return PTL_IFACE_INVALID;
+	iface = ptl_iface_get(args->iface - PTL_NALTYPE_LINUX0);
+	if (!iface)
+		return PTL_IFACE_INVALID;
+
+	mutex_lock(&pf->lock);
+	ni = rcu_dereference_protected(pf->ni[iface->index],
+				       lockdep_is_held(&pf->lock));
+	if (ni) {
+		/* Re-initialising an open interface returns the same NI. */
+		ptl_ni_fill_init_reply(ni, args);
+		rc = PTL_OK;
+	} else {
+		rc = ptl_ni_create(pf, iface, args);
+	}
+	mutex_unlock(&pf->lock);
+	return rc;
+}
+
+/* Unpublish the NI in @slot; the caller holds pf->lock. */
+static struct ptl_ni *ptl_ni_unpublish(struct ptl_file *pf, u32 slot)
+{
+	struct ptl_ni *ni;
+
+	ni = rcu_dereference_protected(pf->ni[slot],
+				       lockdep_is_held(&pf->lock));
+	RCU_INIT_POINTER(pf->ni[slot], NULL);
+	return ni;
+}
+
+long ptl_ioctl_ni_fini(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_ni_fini *args = arg;
+	struct ptl_ni *ni;
+	int slot;
+
+	if (args->reserved)
+		return -EINVAL;
+	slot = ptlc_handle_slot(args->ni_handle);
+	if (slot < 0 || slot >= PTL_MAX_INTERFACES)
+		return PTL_NI_INVALID;
+	mutex_lock(&pf->lock);
+	ni = rcu_dereference_protected(pf->ni[slot],
+				       lockdep_is_held(&pf->lock));
+	if (ni && ptlc_ni_handle_valid(ni->core, args->ni_handle))
+		ni = ptl_ni_unpublish(pf, slot);
+	else
+		ni = NULL;
+	mutex_unlock(&pf->lock);
+	if (!ni)
+		return PTL_NI_INVALID;
+	ptl_ni_put(ni);
+	return PTL_OK;
+}
+
+long ptl_ioctl_ni_identity(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_ni_identity *args = arg;
+	ptl_process_id_t id;
+	struct ptl_ni *ni;
+
+	if (args->reserved)
+		return -EINVAL;
+	ni = ptl_ni_lookup(pf, args->ni_handle);
+	if (!ni)
+		return PTL_NI_INVALID;
+	ptlc_ni_id(ni->core, &id);
+	args->nid = id.nid;
+	args->pid = id.pid;
+	args->uid = ptlc_ni_uid(ni->core);
+	args->jid = ptlc_ni_jid(ni->core);
+	ptl_ni_put(ni);
+	return PTL_OK;
+}
+
+/* The file is going away: drop every NI it still holds. */
+void ptl_file_release_nis(struct ptl_file *pf)
+{
+	u32 slot;
+
+	for (slot = 0; slot < PTL_MAX_INTERFACES; slot++) {
+		struct ptl_ni *ni;
+
+		mutex_lock(&pf->lock);
+		ni = ptl_ni_unpublish(pf, slot);
+		mutex_unlock(&pf->lock);
+		if (ni)
+			ptl_ni_put(ni);
+	}
+}
