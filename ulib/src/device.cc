@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "device.h"
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+namespace ptl {
+
+Device& Device::operator=(Device&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = other.release();
+  }
+  return *this;
+}
+
+Device::~Device() {
+  if (fd_ >= 0) close(fd_);
+}
+
+int Device::Open(const char* path, Device* out) {
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return errno == ENOMEM ? PTL_NO_SPACE : PTL_FAIL;
+  *out = Device(fd);
+  return PTL_OK;
+}
+
+int Device::IoctlToPortals(unsigned long cmd, void* args) const {
+  int rc;
+  do {
+    rc = ioctl(fd_, cmd, args);
+  } while (rc < 0 && errno == EINTR);
+  if (rc >= 0) return rc < PTL_MAX_ERRNO ? rc : PTL_UNKNOWN_ERROR;
+  switch (errno) {
+    case EFAULT:
+      return PTL_SEGV;
+    case ENOMEM:
+      return PTL_NO_SPACE;
+    default:
+      return PTL_FAIL;
+  }
+}
+
+}  // namespace ptl
