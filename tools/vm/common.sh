@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+#
+# Helpers shared by tools/vm/mkinitramfs, tools/vm/run and tools/vm/selftest.
+# Sourced, never executed.  Everything here is derived from the location of
+# this file and from the installed Debian kernel package; nothing is
+# hard-coded to one checkout or one kernel version.
+#
+# Environment overrides:
+#   KVER        guest kernel version (e.g. 6.1.0-56-amd64)
+#   VM_KERNEL   guest kernel image (default /boot/vmlinuz-$KVER)
+#   VM_BUILD    cache/build directory (default <repo>/build/vm)
+
+VM_TOOLS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+VM_REPO_DIR=$(cd "$VM_TOOLS_DIR/../.." && pwd -P)
+VM_BUILD=${VM_BUILD:-$VM_REPO_DIR/build/vm}
+
+# Exit status for every harness-level failure (usage, boot, timeout, splat).
+VM_EXIT_HARNESS=125
+
+vm_prog=${0##*/}
+
+die() {
+	echo "$vm_prog: error: $*" >&2
+	exit "$VM_EXIT_HARNESS"
+}
+
+warn() {
+	echo "$vm_prog: $*" >&2
+}
+
+# A kernel version is usable if its image and its modules.dep exist.
+_vm_kver_ok() {
+	[[ -n $1 && -e /boot/vmlinuz-$1 && -e /lib/modules/$1/modules.dep ]]
+}
+
+# Print the guest kernel version.  Order: $KVER; the image that the
+# linux-image-amd64 meta-package depends on; the newest
+# /boot/vmlinuz-*-amd64 that has a modules.dep.  The host's running kernel
+# (uname -r) is deliberately ignored: it is not the guest kernel.
+vm_kver() {
+	local v dep
+	if [[ -n ${KVER:-} ]]; then
+		[[ -e /lib/modules/$KVER/modules.dep ]] ||
+			die "KVER=$KVER: /lib/modules/$KVER/modules.dep not found"
+		echo "$KVER"
+		return
+	fi
+	if command -v dpkg-query >/dev/null; then
+		# Depends: linux-image-6.1.0-56-amd64 (= 6.1.192-2)
+		dep=$(dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null || true)
+		v=$(sed -n 's/^.*linux-image-\([0-9][^ ,]*-amd64\)\(-unsigned\)\?\b.*$/\1/p' <<<"$dep")
+		if _vm_kver_ok "$v"; then
+			echo "$v"
+			return
+		fi
+	fi
+	local images=(/boot/vmlinuz-*-amd64)
+	for v in $(printf '%s\n' "${images[@]#/boot/vmlinuz-}" | sort -rV); do
+		if _vm_kver_ok "$v"; then
+			echo "$v"
+			return
+		fi
+	done
+	die "no guest kernel found: install linux-image-amd64 or set KVER"
+}
