@@ -1,0 +1,85 @@
+# Portals for Linux: top-level driver.
+#
+#   make           build the kernel modules (kbuild) and user space (CMake)
+#   make check     install what is missing, build, run every test
+#   make demo      install what is missing, build, run the demo in guests
+#   make lint      checkpatch on kernel code, clang-format on C++
+#
+# On a cluster node build against the running kernel:
+#   make KVER=$(uname -r)      (or KDIR=/path/to/kernel/build)
+
+ifneq ($(KERNELRELEASE),)
+# Invoked by kbuild: the Kbuild file describes the modules.
+include $(src)/Kbuild
+else
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD ?= $(TOP)/build
+KVER ?= $(shell $(TOP)/tools/kernel-version 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+JOBS ?= $(shell nproc)
+LINUX_SOURCE_TAR ?= /usr/src/linux-source-6.1.tar.xz
+KSRC_DIR := $(BUILD)/linux-tools
+
+SELFTEST_SRCS := $(wildcard selftests/*_test.c)
+SELFTEST_BINS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_SRCS))
+SELFTEST_CFLAGS := -O2 -g -Wall -Werror -pthread -isystem $(KSRC_DIR) \
+	-I$(TOP)/uapi -I$(TOP)/ulib/include
+
+.PHONY: all modules user selftests deps check demo lint clean
+
+all: modules user selftests
+
+deps:
+	@$(TOP)/tools/install-deps
+
+modules:
+	@test -d "$(KDIR)" || { echo "no kernel build dir $(KDIR): make deps" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S $(TOP) -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+user: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS)
+
+# kselftest_harness.h, kselftest.h and checkpatch come from Debian's
+# linux-source package; tar reads the whole archive, so extract once.
+$(KSRC_DIR)/.stamp: $(LINUX_SOURCE_TAR)
+	rm -rf $(KSRC_DIR).tmp && mkdir -p $(KSRC_DIR).tmp
+	tar -xJf $< -C $(KSRC_DIR).tmp --strip-components=1 \
+		linux-source-6.1/tools/testing/selftests/kselftest_harness.h \
+		linux-source-6.1/tools/testing/selftests/kselftest.h \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	mv $(KSRC_DIR).tmp/tools/testing/selftests/*.h $(KSRC_DIR).tmp/
+	rm -rf $(KSRC_DIR) && mv $(KSRC_DIR).tmp $(KSRC_DIR) && touch $@
+
+$(BUILD)/selftests/%: selftests/%.c $(KSRC_DIR)/.stamp user
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) $< -o $@ $(BUILD)/ulib/libptl-user.a -lstdc++
+
+selftests: $(SELFTEST_BINS)
+
+check: deps
+	$(MAKE) all
+	$(TOP)/tools/run-checks
+
+demo: deps
+	$(MAKE) all
+	$(TOP)/tools/demo/run-demo
+
+lint: $(KSRC_DIR)/.stamp
+	$(KSRC_DIR)/scripts/checkpatch.pl --no-tree --quiet --terse \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
+		-f kmod/*.c kmod/*.h kmod/core/*.c kmod/core/*.h
+	clang-format --dry-run --Werror $$(git ls-files '*.cc' '*.h' | \
+		grep -v -E '^(kmod|uapi|selftests)/')
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
+	rm -rf $(BUILD)
+
+endif

@@ -1,0 +1,48 @@
+#!/bin/bash
+# Runs inside a test guest (see tools/vm/run): loads ptl.ko, runs every
+# kselftest binary, and checks that the module unloads cleanly. Prints TAP
+# lines; tools/run-checks counts them. The guest's kernel log is scanned for
+# splats by the harness itself.
+set -u
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD:-$top/build}
+export PTL_TEST_NID=${PTL_TEST_NID:-7}
+failures=0
+
+report() {	# report STATUS DESCRIPTION
+	if [ "$1" -eq 0 ]; then
+		echo "ok - $2"
+	else
+		echo "not ok - $2"
+		failures=$((failures + 1))
+	fi
+}
+
+insmod "$top/ptl.ko" nid="$PTL_TEST_NID"
+report $? "ptl.ko loads (nid=$PTL_TEST_NID)"
+test -c /dev/portals
+report $? "ptl.ko creates /dev/portals"
+[ "$(stat -c %a /dev/portals 2>/dev/null)" = 666 ]
+report $? "/dev/portals is usable by every user (mode 0666)"
+
+for test in "$build"/selftests/*_test; do
+	echo "# running $(basename "$test")"
+	"$test" || failures=$((failures + 1))
+done
+
+# A process holding the device pins the module: rmmod must refuse.
+exec 3<>/dev/portals
+if rmmod ptl 2>/dev/null; then
+	report 1 "rmmod is refused while /dev/portals is open"
+	exec 3>&-
+else
+	report 0 "rmmod is refused while /dev/portals is open"
+	exec 3>&-
+	rmmod ptl
+	report $? "rmmod succeeds once the device is closed"
+fi
+! test -e /dev/portals
+report $? "/dev/portals is gone after rmmod"
+
+exit $((failures > 0))
