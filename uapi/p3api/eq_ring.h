@@ -78,7 +78,7 @@ static inline ptl_seq_t ptl_eq_ring_oldest(const ptl_event_t *ring,
 		if (ptl_eq_ring_load_seq(&ring[next & (nslots - 1)]) != next)
 			return next - nslots;
 	}
-	return s + 1 - nslots;
+	return s;	/* s..s+N-1 all present: s itself is the oldest */
 }
 
 /*

@@ -26,13 +26,14 @@ int Device::Open(const char* path, Device* out) {
   return PTL_OK;
 }
 
-int Device::IoctlToPortals(unsigned long cmd, void* args) const {
-  int rc;
-  do {
-    rc = ioctl(fd_, cmd, args);
-  } while (rc < 0 && errno == EINTR);
-  if (rc >= 0) return rc < PTL_MAX_ERRNO ? rc : PTL_UNKNOWN_ERROR;
-  switch (errno) {
+int Device::RawIoctl(unsigned long cmd, void* args) const {
+  int rc = ioctl(fd_, cmd, args);
+  if (rc < 0) return -errno;
+  return rc < PTL_MAX_ERRNO ? rc : PTL_UNKNOWN_ERROR;
+}
+
+int Device::ErrnoToPortals(int neg_errno) {
+  switch (-neg_errno) {
     case EFAULT:
       return PTL_SEGV;
     case ENOMEM:
@@ -40,6 +41,14 @@ int Device::IoctlToPortals(unsigned long cmd, void* args) const {
     default:
       return PTL_FAIL;
   }
+}
+
+int Device::IoctlToPortals(unsigned long cmd, void* args) const {
+  int rc;
+  do {
+    rc = RawIoctl(cmd, args);
+  } while (rc == -EINTR);
+  return rc >= 0 ? rc : ErrnoToPortals(rc);
 }
 
 }  // namespace ptl

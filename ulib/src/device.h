@@ -43,8 +43,22 @@ class Device {
     return IoctlToPortals(cmd, args);
   }
 
+  // Like Call, but once, without EINTR retry or errno mapping: returns the
+  // Portals code (>= 0) or -errno. For callers that must tell errno values
+  // apart (EINTR in waits, EPERM/EBUSY for PTL_IOC_SET_JID).
+  template <typename Args>
+  int CallRaw(unsigned long cmd, Args* args) const {
+    static_assert(std::is_standard_layout_v<Args>);
+    args->size = sizeof(Args);
+    return RawIoctl(cmd, args);
+  }
+
+  // Maps a negative errno from CallRaw to the closest Portals code.
+  static int ErrnoToPortals(int neg_errno);
+
  private:
   int IoctlToPortals(unsigned long cmd, void* args) const;
+  int RawIoctl(unsigned long cmd, void* args) const;
 
   int fd_ = -1;
 };

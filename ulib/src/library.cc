@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "library.h"
 
+#include <fcntl.h>
 #include <p3/errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
 
 namespace ptl {
@@ -17,6 +21,49 @@ const char* DevicePath() {
   return path && *path ? path : PTL_DEVICE_PATH;
 }
 
+// Parses a non-negative decimal/hex/octal number that must fill the string.
+std::optional<unsigned long> ParseNumber(const char* text) {
+  if (!text || !*text) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long value = std::strtoul(text, &end, 0);
+  if (errno || *end || *text == '-') return std::nullopt;
+  return value;
+}
+
+// Asks the kernel what it speaks; PTL_OK if `device` is a usable /dev/portals.
+int CheckVersion(const Device& device, int* max_interfaces) {
+  ptl_ioc_version version{};
+  int rc = device.Call(PTL_IOC_VERSION, &version);
+  if (rc != PTL_OK) return rc;
+  if (version.abi_version != PTL_ABI_VERSION) return PTL_FAIL;
+  *max_interfaces = static_cast<int>(version.max_interfaces);
+  return PTL_OK;
+}
+
+// The descriptor a trusted launcher (ptlrun) passed down in PTL_FD, if it
+// is an open /dev/portals; it carries the job id the launcher set. Anything
+// else in PTL_FD is ignored (and left alone).
+bool AdoptLauncherFd(Device* out, int* max_interfaces) {
+  auto fd = ParseNumber(std::getenv("PTL_FD"));
+  if (!fd || *fd > INT_MAX) return false;
+  int flags = fcntl(static_cast<int>(*fd), F_GETFD);
+  if (flags < 0) return false;
+  // Never send our ioctls to some other driver's descriptor.
+  struct stat fd_stat, dev_stat;
+  if (fstat(static_cast<int>(*fd), &fd_stat) != 0 || !S_ISCHR(fd_stat.st_mode)) return false;
+  if (stat(DevicePath(), &dev_stat) == 0 && dev_stat.st_rdev != fd_stat.st_rdev) return false;
+  Device candidate(static_cast<int>(*fd));
+  if (CheckVersion(candidate, max_interfaces) != PTL_OK) {
+    candidate.release();  // not ours to close
+    return false;
+  }
+  // Programs this one execs must not inherit the job's descriptor.
+  fcntl(candidate.fd(), F_SETFD, flags | FD_CLOEXEC);
+  *out = std::move(candidate);
+  return true;
+}
+
 }  // namespace
 
 Library& Library::Instance() {
@@ -25,41 +72,66 @@ Library& Library::Instance() {
   return *library;
 }
 
+bool Library::Live() const { return device_ && owner_ == getpid(); }
+
 int Library::Init(int* max_interfaces) {
-  std::lock_guard lock(mutex_);
-  if (device_.valid() && owner_ == getpid()) return PTL_OK;
-  if (!max_interfaces) return PTL_SEGV;
+  return Guard([&]() -> int {
+    std::lock_guard lock(mutex_);
+    if (Live()) return PTL_OK;
+    if (!max_interfaces) return PTL_SEGV;
 
-  // A child after fork() must not use (or tear down) its parent's NIs.
-  if (device_.valid()) device_ = Device();
+    // A child after fork() must not use (or tear down) its parent's NIs; its
+    // copies of the parent's EQ mappings are simply dropped.
+    device_.reset();
+    state_ = State();
 
-  Device device;
-  int rc = Device::Open(DevicePath(), &device);
-  if (rc != PTL_OK) return rc;
-  ptl_ioc_version version{};
-  rc = device.Call(PTL_IOC_VERSION, &version);
-  if (rc != PTL_OK) return rc;
-  if (version.abi_version != PTL_ABI_VERSION) return PTL_FAIL;
+    Device device;
+    int max_ifaces = 0;
+    bool adopted = false;
+    if (!fd_env_consumed_) {
+      // Only once per process image: a later PtlInit (after PtlFini closed
+      // it, or in a forked child sharing the parent's open file) opens anew.
+      fd_env_consumed_ = true;
+      adopted = AdoptLauncherFd(&device, &max_ifaces);
+    }
+    if (!adopted) {
+      int rc = Device::Open(DevicePath(), &device);
+      if (rc != PTL_OK) return rc;
+      rc = CheckVersion(device, &max_ifaces);
+      if (rc != PTL_OK) return rc;
+    } else if (auto jid = ParseNumber(std::getenv("PTL_MY_JID")); jid && *jid <= UINT32_MAX) {
+      state_.launcher_jid = static_cast<ptl_jid_t>(*jid);
+    }
 
-  device_ = std::move(device);
-  owner_ = getpid();
-  max_interfaces_ = static_cast<int>(version.max_interfaces);
-  *max_interfaces = max_interfaces_;
-  return PTL_OK;
+    device_ = std::make_shared<const Device>(std::move(device));
+    owner_ = getpid();
+    max_interfaces_ = max_ifaces;
+    *max_interfaces = max_interfaces_;
+    return PTL_OK;
+  });
 }
 
 void Library::Fini() {
   std::lock_guard lock(mutex_);
   // Closing the file releases every NI, ME, MD, EQ and pinned page in the
-  // kernel; the child of a fork only drops its copy of the descriptor.
-  device_ = Device();
+  // kernel; the child of a fork only drops its copy of the descriptor. The
+  // EQ mappings go when their last user lets go of them.
+  device_.reset();
+  state_ = State();
   owner_ = 0;
 }
 
-const Device* Library::device() const {
+Library::DeviceRef Library::device() const {
   std::lock_guard lock(mutex_);
-  if (!device_.valid() || owner_ != getpid()) return nullptr;
-  return &device_;
+  if (!Live()) return nullptr;
+  return device_;
+}
+
+std::shared_ptr<Eq> Library::FindEq(ptl_handle_eq_t handle) {
+  std::lock_guard lock(mutex_);
+  if (!Live()) return nullptr;
+  auto it = state_.eqs.find(handle);
+  return it == state_.eqs.end() ? nullptr : it->second;
 }
 
 }  // namespace ptl

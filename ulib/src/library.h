@@ -1,17 +1,52 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Process-wide library state: the device opened by PtlInit.
+// Process-wide library state: the device opened (or adopted) by PtlInit, the
+// NIs and EQs this process created, and the runtime (rank) data.
 #pragma once
 
+#include <p3api/debug.h>
+#include <portals3.h>
 #include <sys/types.h>
 
+#include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "device.h"
+#include "eq.h"
 
 namespace ptl {
 
+// A job as the runtime (p3rt) describes it: my rank and everybody's id.
+struct Group {
+  unsigned rank = ~0U;
+  unsigned size = 0;
+  std::vector<ptl_nid_t> nidmap;  // empty until set
+  std::vector<ptl_pid_t> pidmap;  // empty until set
+};
+
+// What the library remembers about an NI it created.
+struct Ni {
+  ptl_ni_limits_t limits{};
+  unsigned debug_mask = PTL_DBG_NONE;
+  std::optional<Group> group;
+};
+
+struct State {
+  std::map<ptl_handle_ni_t, Ni> nis;
+  std::map<ptl_handle_eq_t, std::shared_ptr<Eq>> eqs;
+  // Set through PTL_INVALID_HANDLE before PtlNIInit: applies to the next NI.
+  std::optional<Group> next_group;
+  unsigned default_debug_mask = PTL_DBG_NONE;
+  // The job id the launcher (ptlrun) set on the descriptor we adopted.
+  std::optional<ptl_jid_t> launcher_jid;
+};
+
 class Library {
  public:
+  using DeviceRef = std::shared_ptr<const Device>;
+
   static Library& Instance();
 
   int Init(int* max_interfaces);
@@ -20,15 +55,44 @@ class Library {
   // The device of an initialised library, or nullptr (PTL_NO_INIT). State
   // belongs to the process that called PtlInit: after fork() the child sees
   // an uninitialised library until it calls PtlInit itself.
-  const Device* device() const;
+  DeviceRef device() const;
+
+  // Runs f(State&) under the library lock if the library is initialised in
+  // this process and returns true; returns false (PTL_NO_INIT) otherwise.
+  template <typename F>
+  bool WithState(F&& f) {
+    std::lock_guard lock(mutex_);
+    if (!Live()) return false;
+    f(state_);
+    return true;
+  }
+
+  // The EQ behind a handle, or nullptr.
+  std::shared_ptr<Eq> FindEq(ptl_handle_eq_t handle);
 
  private:
   Library() = default;
+  bool Live() const;  // caller holds mutex_
 
   mutable std::mutex mutex_;
-  Device device_;
+  std::shared_ptr<const Device> device_;
   pid_t owner_ = 0;
   int max_interfaces_ = 0;
+  bool fd_env_consumed_ = false;
+  State state_;
 };
+
+// Runs f() and turns an exception into a Portals code: nothing may cross the
+// C API (std::bad_alloc -> PTL_NO_SPACE).
+template <typename F>
+int Guard(F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return PTL_NO_SPACE;
+  } catch (...) {
+    return PTL_FAIL;
+  }
+}
 
 }  // namespace ptl

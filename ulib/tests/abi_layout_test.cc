@@ -24,8 +24,12 @@ TEST(AbiLayout, EventAndMdHaveTheReferenceLayout) {
 }
 
 TEST(AbiLayout, IoctlNumbersAreDistinctAndOursAlone) {
-  const unsigned long cmds[] = {PTL_IOC_VERSION, PTL_IOC_NI_INIT, PTL_IOC_NI_FINI,
-                                PTL_IOC_NI_IDENTITY};
+  const unsigned long cmds[] = {PTL_IOC_VERSION,     PTL_IOC_NI_INIT,   PTL_IOC_NI_FINI,
+                                PTL_IOC_NI_IDENTITY, PTL_IOC_NI_STATUS, PTL_IOC_NI_DIST,
+                                PTL_IOC_HANDLE_NI,   PTL_IOC_ME_ATTACH, PTL_IOC_ME_UNLINK,
+                                PTL_IOC_MD_ATTACH,   PTL_IOC_MD_UNLINK, PTL_IOC_MD_UPDATE,
+                                PTL_IOC_EQ_ALLOC,    PTL_IOC_EQ_FREE,   PTL_IOC_EQ_WAIT,
+                                PTL_IOC_AC_ENTRY,    PTL_IOC_DATA,      PTL_IOC_SET_JID};
   for (size_t i = 0; i < std::size(cmds); ++i) {
     EXPECT_EQ(_IOC_TYPE(cmds[i]), PTL_IOC_MAGIC);
     for (size_t j = i + 1; j < std::size(cmds); ++j) EXPECT_NE(_IOC_NR(cmds[i]), _IOC_NR(cmds[j]));

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Event queues: PtlEQAlloc, PtlEQFree, PtlEQGet, PtlEQWait, PtlEQPoll.
+//
+// The ring is mapped read-only and read without a syscall (<p3api/eq_ring.h>);
+// only an empty PtlEQPoll/PtlEQWait sleeps in the kernel (PTL_IOC_EQ_WAIT).
+// Handlers run here, in the dequeuing thread, after the event was copied to
+// the caller (API reference 8.6).
+#include <portals3.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <vector>
+
+#include "debug_trace.h"
+#include "library.h"
+
+using ptl::Library;
+
+namespace {
+
+// One non-blocking dequeue; runs the handler outside the EQ lock so that it
+// may call the API (even on this EQ).
+int Dequeue(ptl::Eq& eq, ptl_event_t* event) {
+  int rc;
+  {
+    std::lock_guard lock(eq.mutex);
+    rc = eq.reader.Get(event);
+  }
+  if (rc == PTL_EQ_EMPTY) return rc;
+  unsigned mask = eq.debug_mask.load(std::memory_order_relaxed);
+  if (mask & PTL_DBG_EVENT) ptl::TraceEvent(eq.handle, rc, *event);
+  if (rc == PTL_EQ_DROPPED && (mask & PTL_DBG_EQ))
+    ptl::Trace(eq.ni, PTL_DBG_EQ, "EQ %#x overflowed: events were dropped", eq.handle);
+  if (eq.handler) eq.handler(event);
+  return rc;
+}
+
+int64_t NowMs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
+}
+
+}  // namespace
+
+extern "C" {
+
+int PtlEQAlloc(ptl_handle_ni_t ni_handle, ptl_size_t count, ptl_eq_handler_t eq_handler,
+               ptl_handle_eq_t* eq_handle) {
+  if (!eq_handle) return PTL_SEGV;
+  auto dev = Library::Instance().device();
+  if (!dev) return PTL_NO_INIT;
+
+  return ptl::Guard([&]() -> int {
+    ptl_ioc_eq_alloc args{};
+    args.ni_handle = ni_handle;
+    args.count = count;
+    int rc = dev->Call(PTL_IOC_EQ_ALLOC, &args);
+    if (rc != PTL_OK) return rc;
+    if (args.eq_handle == PTL_EQ_NONE) {  // count 0 (contract 16): no ring
+      *eq_handle = PTL_EQ_NONE;
+      return PTL_OK;
+    }
+
+    // From here on a failure must give the EQ back.
+    auto undo = [&](int code) -> int {
+      ptl_ioc_handle free_args{};
+      free_args.handle = args.eq_handle;
+      dev->Call(PTL_IOC_EQ_FREE, &free_args);
+      return code;
+    };
+    try {
+      auto eq = std::make_shared<ptl::Eq>();
+      const uint32_t nslots = args.nslots;
+      if (nslots == 0 || (nslots & (nslots - 1)) != 0 ||
+          args.ring_bytes < uint64_t{nslots} * sizeof(ptl_event_t) ||
+          args.ctl_bytes < sizeof(ptl_eq_ctl))
+        return undo(PTL_FAIL);
+      eq->ring = ptl::Mapping::Map(dev->fd(), args.ring_offset, args.ring_bytes, PROT_READ);
+      eq->ctl =
+          ptl::Mapping::Map(dev->fd(), args.ctl_offset, args.ctl_bytes, PROT_READ | PROT_WRITE);
+      if (!eq->ring.valid() || !eq->ctl.valid()) return undo(PTL_NO_SPACE);
+      eq->handle = args.eq_handle;
+      eq->ni = ni_handle;
+      eq->handler = eq_handler;
+      eq->reader = ptl::EqReader(static_cast<const ptl_event_t*>(eq->ring.get()), nslots,
+                                 static_cast<ptl_eq_ctl*>(eq->ctl.get()));
+      unsigned mask = 0;
+      if (!Library::Instance().WithState([&](ptl::State& s) {
+            auto ni = s.nis.find(ni_handle);
+            if (ni != s.nis.end()) mask = ni->second.debug_mask;
+            eq->debug_mask = mask;
+            s.eqs[args.eq_handle] = eq;
+          }))
+        return PTL_NO_INIT;  // PtlFini raced us; the kernel dropped the EQ
+      if (mask & PTL_DBG_EQ)
+        ptl::Trace(ni_handle, PTL_DBG_EQ, "EQ %#x allocated: %u slots", args.eq_handle, nslots);
+      *eq_handle = args.eq_handle;
+      return PTL_OK;
+    } catch (const std::bad_alloc&) {
+      return undo(PTL_NO_SPACE);
+    }
+  });
+}
+
+int PtlEQFree(ptl_handle_eq_t eq_handle) {
+  auto dev = Library::Instance().device();
+  if (!dev) return PTL_NO_INIT;
+  ptl_ioc_handle args{};
+  args.handle = eq_handle;
+  int rc = dev->Call(PTL_IOC_EQ_FREE, &args);
+  if (rc != PTL_OK) return rc;
+  // The kernel never writes the ring again (contract 14); the mappings are
+  // unmapped when the last thread still reading them lets go.
+  std::shared_ptr<ptl::Eq> eq;
+  Library::Instance().WithState([&](ptl::State& s) {
+    auto it = s.eqs.find(eq_handle);
+    if (it == s.eqs.end()) return;
+    eq = std::move(it->second);
+    s.eqs.erase(it);
+  });
+  if (eq && (eq->debug_mask & PTL_DBG_EQ))
+    ptl::Trace(eq->ni, PTL_DBG_EQ, "EQ %#x freed", eq_handle);
+  return PTL_OK;
+}
+
+int PtlEQGet(ptl_handle_eq_t eq_handle, ptl_event_t* event) {
+  if (!event) return PTL_SEGV;
+  auto& lib = Library::Instance();
+  auto eq = lib.FindEq(eq_handle);
+  if (!eq) return lib.device() ? PTL_EQ_INVALID : PTL_NO_INIT;
+  return Dequeue(*eq, event);
+}
+
+int PtlEQWait(ptl_handle_eq_t eq_handle, ptl_event_t* event) {
+  if (!event) return PTL_SEGV;
+  int which;
+  return PtlEQPoll(&eq_handle, 1, PTL_TIME_FOREVER, event, &which);
+}
+
+int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_event_t* event,
+              int* which_eq) {
+  if (!eq_handles || !event || !which_eq) return PTL_SEGV;
+  auto& lib = Library::Instance();
+  auto dev = lib.device();
+  if (!dev) return PTL_NO_INIT;
+  if (size <= 0) return PTL_EQ_INVALID;
+
+  return ptl::Guard([&]() -> int {
+    // Resolve every handle first: unknown ones and EQs of another NI than
+    // the first one's are PTL_EQ_INVALID with *which_eq naming them.
+    std::vector<std::shared_ptr<ptl::Eq>> eqs(static_cast<size_t>(size));
+    for (int i = 0; i < size; ++i) {
+      eqs[i] = lib.FindEq(eq_handles[i]);
+      if (!eqs[i] || eqs[i]->ni != eqs[0]->ni) {
+        *which_eq = i;
+        return PTL_EQ_INVALID;
+      }
+    }
+
+    const bool forever = timeout == PTL_TIME_FOREVER;
+    const int64_t deadline = forever ? 0 : NowMs() + timeout;
+    std::vector<ptl_ioc_eq_watch> watches(eqs.size());
+    for (;;) {
+      // Array order, no syscall.
+      for (int i = 0; i < size; ++i) {
+        int rc = Dequeue(*eqs[i], event);
+        if (rc != PTL_EQ_EMPTY) {
+          *which_eq = i;
+          return rc;
+        }
+      }
+
+      int64_t left = 0;
+      if (!forever) {
+        left = deadline - NowMs();
+        if (left <= 0) return PTL_EQ_EMPTY;  // contract 11
+      }
+      for (size_t i = 0; i < eqs.size(); ++i) {
+        std::lock_guard lock(eqs[i]->mutex);
+        watches[i] = {eqs[i]->handle, eqs[i]->reader.expected()};
+      }
+      ptl_ioc_eq_wait args{};
+      args.watches = reinterpret_cast<uintptr_t>(watches.data());
+      args.count = static_cast<uint32_t>(watches.size());
+      // A finite wait never asks for "forever" by accident.
+      args.timeout_ms =
+          forever
+              ? PTL_TIME_FOREVER
+              : static_cast<uint32_t>(left < PTL_TIME_FOREVER - 1 ? left : PTL_TIME_FOREVER - 1);
+      int rc = dev->CallRaw(PTL_IOC_EQ_WAIT, &args);
+      if (rc == -EINTR || rc == PTL_OK) continue;  // signal, or an event: look again
+      if (rc == PTL_EQ_EMPTY) return PTL_EQ_EMPTY;
+      if (rc == PTL_EQ_INVALID) {
+        *which_eq = args.which;
+        return PTL_EQ_INVALID;
+      }
+      return rc < 0 ? ptl::Device::ErrnoToPortals(rc) : rc;
+    }
+  });
+}
+
+}  // extern "C"
