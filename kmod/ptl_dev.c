@@ -7,6 +7,9 @@
  * copy_struct_from_user() so older and newer callers both work, refuses
  * unknown flags, runs the handler on a kernel copy and writes the struct
  * back up to the caller's size.
+ *
+ * The file also maps EQ rings (mmap) and reports them readable (poll);
+ * both live in ptl_eq.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,6 +53,34 @@ static const struct ptl_ioctl_desc ptl_ioctls[] = {
 		  struct ptl_ioc_ni_fini, 0),
 	PTL_IOCTL(PTL_IOC_NI_IDENTITY, ptl_ioctl_ni_identity,
 		  struct ptl_ioc_ni_identity, 0),
+	PTL_IOCTL(PTL_IOC_NI_STATUS, ptl_ioctl_ni_status,
+		  struct ptl_ioc_ni_status, 0),
+	PTL_IOCTL(PTL_IOC_NI_DIST, ptl_ioctl_ni_dist,
+		  struct ptl_ioc_ni_dist, 0),
+	PTL_IOCTL(PTL_IOC_HANDLE_NI, ptl_ioctl_handle_ni,
+		  struct ptl_ioc_handle_ni, 0),
+	PTL_IOCTL(PTL_IOC_ME_ATTACH, ptl_ioctl_me_attach,
+		  struct ptl_ioc_me_attach, PTL_ME_ATTACH_FLAGS_ALL),
+	PTL_IOCTL(PTL_IOC_ME_UNLINK, ptl_ioctl_me_unlink,
+		  struct ptl_ioc_handle, 0),
+	PTL_IOCTL(PTL_IOC_MD_ATTACH, ptl_ioctl_md_attach,
+		  struct ptl_ioc_md_attach, PTL_MD_ATTACH_FLAGS_ALL),
+	PTL_IOCTL(PTL_IOC_MD_UNLINK, ptl_ioctl_md_unlink,
+		  struct ptl_ioc_handle, 0),
+	PTL_IOCTL(PTL_IOC_MD_UPDATE, ptl_ioctl_md_update,
+		  struct ptl_ioc_md_update, PTL_MD_UPDATE_FLAGS_ALL),
+	PTL_IOCTL(PTL_IOC_EQ_ALLOC, ptl_ioctl_eq_alloc,
+		  struct ptl_ioc_eq_alloc, 0),
+	PTL_IOCTL(PTL_IOC_EQ_FREE, ptl_ioctl_eq_free,
+		  struct ptl_ioc_handle, 0),
+	PTL_IOCTL(PTL_IOC_EQ_WAIT, ptl_ioctl_eq_wait,
+		  struct ptl_ioc_eq_wait, 0),
+	PTL_IOCTL(PTL_IOC_AC_ENTRY, ptl_ioctl_ac_entry,
+		  struct ptl_ioc_ac_entry, 0),
+	PTL_IOCTL(PTL_IOC_DATA, ptl_ioctl_data,
+		  struct ptl_ioc_data, PTL_DATA_FLAGS_ALL),
+	PTL_IOCTL(PTL_IOC_SET_JID, ptl_ioctl_set_jid,
+		  struct ptl_ioc_set_jid, 0),
 };
 
 /* Large enough for any argument struct; kept off the heap. */
@@ -59,6 +90,18 @@ union ptl_ioctl_args {
 	struct ptl_ioc_ni_init ni_init;
 	struct ptl_ioc_ni_fini ni_fini;
 	struct ptl_ioc_ni_identity ni_identity;
+	struct ptl_ioc_ni_status ni_status;
+	struct ptl_ioc_ni_dist ni_dist;
+	struct ptl_ioc_handle_ni handle_ni;
+	struct ptl_ioc_me_attach me_attach;
+	struct ptl_ioc_handle handle;
+	struct ptl_ioc_md_attach md_attach;
+	struct ptl_ioc_md_update md_update;
+	struct ptl_ioc_eq_alloc eq_alloc;
+	struct ptl_ioc_eq_wait eq_wait;
+	struct ptl_ioc_ac_entry ac_entry;
+	struct ptl_ioc_data data;
+	struct ptl_ioc_set_jid set_jid;
 };
 
 static const struct ptl_ioctl_desc *ptl_ioctl_find(unsigned int cmd)
@@ -109,20 +152,49 @@ static int ptl_open(struct inode *inode, struct file *file)
 	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
 	if (!pf)
 		return -ENOMEM;
+	pf->wake = ptl_wake_alloc();
+	if (!pf->wake) {
+		kfree(pf);
+		return -ENOMEM;
+	}
 	mutex_init(&pf->lock);
 	pf->euid = file->f_cred->euid;
 	file->private_data = pf;
+	atomic_long_inc(&ptl_stats.open_files);
 	return 0;
 }
 
+/*
+ * close(), exit or kill -9: every NI goes, with its MEs, MDs and EQs.
+ * Unpinning is deferred by the core's release hook; wait for it so that
+ * the process's pinned pages are back when its last close returns.
+ */
 static int ptl_release(struct inode *inode, struct file *file)
 {
 	struct ptl_file *pf = file->private_data;
 
 	ptl_file_release_nis(pf);
+	ptl_mem_flush();
+	ptl_wake_put(pf->wake);
 	mutex_destroy(&pf->lock);
 	kfree(pf);
+	atomic_long_dec(&ptl_stats.open_files);
 	return 0;
+}
+
+static __poll_t ptl_poll(struct file *file, struct poll_table_struct *wait)
+{
+	struct ptl_file *pf = file->private_data;
+
+	poll_wait(file, &pf->wake->wq, wait);
+	/* Pairs with wq_has_sleeper() in ptl_eq_notify(). */
+	smp_mb();
+	return ptl_eq_poll(pf);
+}
+
+static int ptl_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return ptl_eq_mmap(file->private_data, vma);
 }
 
 static const struct file_operations ptl_fops = {
@@ -130,6 +202,8 @@ static const struct file_operations ptl_fops = {
 	.open = ptl_open,
 	.release = ptl_release,
 	.unlocked_ioctl = ptl_ioctl,
+	.poll = ptl_poll,
+	.mmap = ptl_mmap,
 	.llseek = noop_llseek,
 };
 
@@ -137,16 +211,28 @@ static struct miscdevice ptl_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = PTL_DEVICE_NAME,
 	.fops = &ptl_fops,
+	.groups = ptl_attr_groups,
 	/* Any user may use Portals; privileged operations check caps. */
 	.mode = 0666,
 };
 
 int ptl_dev_init(void)
 {
-	return misc_register(&ptl_miscdev);
+	int err;
+
+	err = ptl_move_init();
+	if (err)
+		return err;
+	err = misc_register(&ptl_miscdev);
+	if (err)
+		ptl_move_exit();
+	return err;
 }
 
 void ptl_dev_exit(void)
 {
 	misc_deregister(&ptl_miscdev);
+	/* No file is open: every NI was released; finish their unpinning. */
+	ptl_mem_flush();
+	ptl_move_exit();
 }

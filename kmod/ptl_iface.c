@@ -96,3 +96,25 @@ void ptl_iface_release_pid(struct ptl_iface *iface, u32 pid)
 {
 	xa_erase(&iface->pids, pid);
 }
+
+/**
+ * ptl_iface_find_ni - the NI holding @pid on @iface, for delivery
+ * @iface: the interface
+ * @pid: the target's Portals pid
+ *
+ * Return: the NI with a reference taken, or NULL if no active NI holds the
+ * pid. Any context.
+ */
+struct ptl_ni *ptl_iface_find_ni(struct ptl_iface *iface, u32 pid)
+{
+	struct ptl_ni *ni;
+
+	rcu_read_lock();
+	ni = xa_load(&iface->pids, pid);
+	/* Pairs with the release in ptl_ni_create(): ni->core is set. */
+	if (ni && (!smp_load_acquire(&ni->active) ||
+		   !kref_get_unless_zero(&ni->ref)))
+		ni = NULL;
+	rcu_read_unlock();
+	return ni;
+}

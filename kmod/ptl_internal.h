@@ -2,20 +2,70 @@
 /*
  * ptl.ko internals shared between the files of the module. The Portals
  * semantics live in core/; this is the kernel glue around it.
+ *
+ * Objects and lifetimes
+ *
+ *   struct ptl_file   one open of /dev/portals (one process's library).
+ *                     Holds its NIs in an RCU-published slot table.
+ *   struct ptl_ni     one NI. kref: one for being published in the file,
+ *                     one per ioctl working on it, one per intra-node
+ *                     sender delivering to it. The last put destroys the
+ *                     core NI (every MD, ME, EQ), releases the pid and
+ *                     frees the struct after an RCU grace period.
+ *   struct ptl_wake   the file's wait queue (EQ_WAIT and poll). Shared by
+ *                     the file and its NIs (kref), because a sender in
+ *                     another process wakes it holding only an NI
+ *                     reference, and epoll keeps entries on it as long as
+ *                     the file lives.
+ *   struct ptl_eq_mem the ring and control page of one EQ. kref: one for
+ *                     the NI's mmap table entry (dropped at PtlEQFree or NI
+ *                     teardown, after the core stopped writing), one per
+ *                     VMA mapping it. Freed when the last goes.
+ *   struct ptl_mem    the pinned pages of one MD. Owned by the core MD
+ *                     once attached; the md_release hook (atomic context,
+ *                     NI lock held) queues it and a work item unpins.
+ *
+ * Locking, outermost first
+ *
+ *   ptl_file.lock (mutex)   NI creation, PtlNIFini, SET_JID, release.
+ *   RCU                     NI lookups by slot (file table) and by pid
+ *                           (interface xarray), then kref_get_unless_zero.
+ *   ptlc_ni.lock (core, spin_lock_bh)
+ *                           taken by every core entry point; never held by
+ *                           the glue. The core calls md_release and
+ *                           eq_notify with it held: they only queue work,
+ *                           bump counters, trace and wake.
+ *   ptl_ni.swap_lock (spin) serialises getput swaps on one target NI; no
+ *                           other lock is taken inside it.
+ *   wait queue lock         inside wake_up (from eq_notify).
+ * Nothing here holds two NI locks at once: intra-node delivery calls the
+ * initiator's core, then the target's, one after the other.
  */
 #ifndef PTL_INTERNAL_H
 #define PTL_INTERNAL_H
 
 #include <linux/kref.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
 #include <linux/rcupdate.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include <linux/portals.h>
 #include <p3api/types.h>
 #include <p3/errno.h>
 #include <p3/nal_types.h>
+
+struct ptlc_ni;
+struct ptlc_md;
+struct ptlc_md_spec;
+struct ptlc_seg;
+struct mm_struct;
+struct page;
+struct vm_area_struct;
 
 /*
  * A Portals interface of this node. Interface n answers to the NAL type
@@ -28,7 +78,11 @@ struct ptl_iface {
 	struct xarray pids;	/* pid -> owning ptl_ni (for delivery) */
 };
 
-struct ptlc_ni;
+/* The wait queue of one open file; see "Objects and lifetimes". */
+struct ptl_wake {
+	struct kref ref;
+	wait_queue_head_t wq;
+};
 
 /*
  * One process's network interface (what a ptl_handle_ni_t names): the
@@ -39,6 +93,10 @@ struct ptl_ni {
 	struct rcu_head rcu;
 	struct ptl_iface *iface;
 	struct ptlc_ni *core;
+	struct ptl_wake *wake;
+	spinlock_t swap_lock;	/* getput atomicity on this target */
+	struct xarray eq_maps;	/* mmap id -> struct ptl_eq_mem */
+	bool active;		/* false: senders and waiters skip it */
 	u32 slot;
 	u32 pid;
 };
@@ -51,7 +109,43 @@ struct ptl_ni {
 struct ptl_file {
 	struct mutex lock;
 	struct ptl_ni __rcu *ni[PTL_MAX_INTERFACES];
+	struct ptl_wake *wake;
 	kuid_t euid;		/* credentials at open time */
+	u32 jid;		/* from PTL_IOC_SET_JID */
+	bool jid_set;
+};
+
+/* The pinned pages of one MD segment, inside struct ptl_mem. */
+struct ptl_mem_seg {
+	unsigned long first;	/* index of its first page in mem->pages */
+	unsigned long npages;
+	unsigned int page_off;	/* offset of its start in the first page */
+};
+
+/* Pinned memory of one MD (ptl_mem.c). */
+struct ptl_mem {
+	struct llist_node free_node;
+	struct mm_struct *mm;		/* grabbed: pinned_vm is charged here */
+	struct page **pages;
+	unsigned long npages;
+	bool writable;			/* pinned with FOLL_WRITE */
+	bool written;			/* dirty the pages when unpinning */
+	unsigned int nsegs;
+	struct ptl_mem_seg segs[];
+};
+
+/* The memory of one EQ (ptl_eq.c). */
+struct ptl_eq_mem {
+	struct kref ref;
+	struct rcu_head rcu;
+	ptl_event_t *ring;		/* vmalloc_user, mapped read-only */
+	struct ptl_eq_ctl *ctl;		/* vmalloc_user page, mapped rw */
+	size_t ring_bytes;
+	u32 nslots;
+	u32 id;				/* key in ptl_ni.eq_maps */
+	ptl_handle_eq_t handle;
+	u32 posted;			/* events written (under NI lock) */
+	u32 nid, pid;			/* of its NI, for tracing */
 };
 
 /* ptl_iface.c */
@@ -61,14 +155,70 @@ struct ptl_iface *ptl_iface_get(u32 index);
 int ptl_iface_claim_pid(struct ptl_iface *iface, u32 pid, struct ptl_ni *ni,
 			u32 *out_pid);
 void ptl_iface_release_pid(struct ptl_iface *iface, u32 pid);
+struct ptl_ni *ptl_iface_find_ni(struct ptl_iface *iface, u32 pid);
 
 /* ptl_ni.c */
 long ptl_ioctl_ni_init(struct ptl_file *pf, void *arg);
 long ptl_ioctl_ni_fini(struct ptl_file *pf, void *arg);
 long ptl_ioctl_ni_identity(struct ptl_file *pf, void *arg);
+long ptl_ioctl_set_jid(struct ptl_file *pf, void *arg);
 struct ptl_ni *ptl_ni_lookup(struct ptl_file *pf, ptl_handle_ni_t handle);
+struct ptl_ni *ptl_ni_lookup_any(struct ptl_file *pf, ptl_handle_any_t h);
 void ptl_ni_put(struct ptl_ni *ni);
 void ptl_file_release_nis(struct ptl_file *pf);
+struct ptl_wake *ptl_wake_alloc(void);
+void ptl_wake_put(struct ptl_wake *wake);
+
+/* ptl_obj.c: status, distance, handles, MEs, MDs, ACL */
+long ptl_ioctl_ni_status(struct ptl_file *pf, void *arg);
+long ptl_ioctl_ni_dist(struct ptl_file *pf, void *arg);
+long ptl_ioctl_handle_ni(struct ptl_file *pf, void *arg);
+long ptl_ioctl_me_attach(struct ptl_file *pf, void *arg);
+long ptl_ioctl_me_unlink(struct ptl_file *pf, void *arg);
+long ptl_ioctl_md_attach(struct ptl_file *pf, void *arg);
+long ptl_ioctl_md_unlink(struct ptl_file *pf, void *arg);
+long ptl_ioctl_md_update(struct ptl_file *pf, void *arg);
+long ptl_ioctl_ac_entry(struct ptl_file *pf, void *arg);
+
+/* ptl_mem.c */
+int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
+		bool may_reply, struct ptlc_md_spec *spec);
+void ptl_mem_spec_done(struct ptlc_md_spec *spec);
+void ptl_mem_release(struct ptl_mem *mem);
+void ptl_md_release_hook(void *glue, void *mem);
+void ptl_mem_flush(void);
+int ptl_mem_copy(struct ptlc_md *dst, u64 dst_off, struct ptlc_md *src,
+		 u64 src_off, u64 len);
+int ptl_mem_to_buf(void *buf, struct ptlc_md *src, u64 off, u64 len);
+int ptl_mem_from_buf(struct ptlc_md *dst, u64 off, const void *buf, u64 len);
+
+/* ptl_eq.c */
+long ptl_ioctl_eq_alloc(struct ptl_file *pf, void *arg);
+long ptl_ioctl_eq_free(struct ptl_file *pf, void *arg);
+long ptl_ioctl_eq_wait(struct ptl_file *pf, void *arg);
+void ptl_eq_notify(void *glue, void *eq_priv);
+void ptl_eq_ni_teardown(struct ptl_ni *ni);
+int ptl_eq_mmap(struct ptl_file *pf, struct vm_area_struct *vma);
+__poll_t ptl_eq_poll(struct ptl_file *pf);
+
+/* ptl_move.c */
+long ptl_ioctl_data(struct ptl_file *pf, void *arg);
+int ptl_move_init(void);
+void ptl_move_exit(void);
+
+/* ptl_stats.c: module-wide counters, shown in sysfs */
+struct ptl_stats {
+	atomic_long_t pinned_pages;
+	atomic_long_t open_files;
+	atomic_long_t nis;
+	atomic_long_t mds;		/* live struct ptl_mem */
+	atomic_long_t eqs;		/* live struct ptl_eq_mem */
+	atomic_long_t intra_msgs;	/* intra-node messages delivered */
+	atomic_long_t drops;		/* messages dropped by a target */
+};
+
+extern struct ptl_stats ptl_stats;
+extern const struct attribute_group *ptl_attr_groups[];
 
 /* ptl_dev.c */
 int ptl_dev_init(void);

@@ -8,10 +8,15 @@
  * it up under rcu_read_lock() and takes a reference, so PtlNIFini racing
  * with another thread's call on the same NI only unpublishes it; the last
  * reference releases the pid and frees the NI.
+ *
+ * An NI also holds a reference on its file's wait queue (struct ptl_wake):
+ * the core's eq_notify hook runs in whatever process posted the event and
+ * may only touch memory that the NI reference it holds keeps alive.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/stddef.h>
 #include <linux/slab.h>
@@ -41,23 +46,74 @@ static void ptl_limits_check_layout(void)
 	PTL_LIMITS_SAME_FIELD(max_getput_md);
 }
 
+static const struct ptlc_ops ptl_core_ops = {
+	.md_release = ptl_md_release_hook,
+	.eq_notify = ptl_eq_notify,
+};
+
+struct ptl_wake *ptl_wake_alloc(void)
+{
+	struct ptl_wake *wake = kzalloc(sizeof(*wake), GFP_KERNEL);
+
+	if (!wake)
+		return NULL;
+	kref_init(&wake->ref);
+	init_waitqueue_head(&wake->wq);
+	return wake;
+}
+
+static void ptl_wake_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct ptl_wake, ref));
+}
+
+void ptl_wake_put(struct ptl_wake *wake)
+{
+	kref_put(&wake->ref, ptl_wake_free);
+}
+
 static void ptl_ni_free_rcu(struct rcu_head *head)
 {
 	kfree(container_of(head, struct ptl_ni, rcu));
 }
 
+/*
+ * The last reference is gone, so no ioctl and no intra-node message uses
+ * the NI: every message was finalized before its sender dropped its
+ * reference, as ptlc_ni_destroy() requires. Runs in process context.
+ */
 static void ptl_ni_release(struct kref *ref)
 {
 	struct ptl_ni *ni = container_of(ref, struct ptl_ni, ref);
 
-	ptlc_ni_destroy(ni->core);
+	ptlc_ni_destroy(ni->core);	/* MDs go to the unpin work */
+	ptl_eq_ni_teardown(ni);		/* the core no longer writes rings */
 	ptl_iface_release_pid(ni->iface, ni->pid);
+	ptl_wake_put(ni->wake);
+	atomic_long_dec(&ptl_stats.nis);
 	call_rcu(&ni->rcu, ptl_ni_free_rcu);
 }
 
 void ptl_ni_put(struct ptl_ni *ni)
 {
 	kref_put(&ni->ref, ptl_ni_release);
+}
+
+/* The NI that the object handle @h belongs to, by its slot; referenced. */
+struct ptl_ni *ptl_ni_lookup_any(struct ptl_file *pf, ptl_handle_any_t h)
+{
+	struct ptl_ni *ni;
+	int slot;
+
+	slot = ptlc_handle_slot(h);
+	if (slot < 0 || slot >= PTL_MAX_INTERFACES)
+		return NULL;
+	rcu_read_lock();
+	ni = rcu_dereference(pf->ni[slot]);
+	if (ni && !kref_get_unless_zero(&ni->ref))
+		ni = NULL;
+	rcu_read_unlock();
+	return ni;
 }
 
 struct ptl_ni *ptl_ni_lookup(struct ptl_file *pf, ptl_handle_ni_t handle)
@@ -100,6 +156,8 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 	kref_init(&ni->ref);
 	ni->iface = iface;
 	ni->slot = iface->index;
+	spin_lock_init(&ni->swap_lock);
+	xa_init_flags(&ni->eq_maps, XA_FLAGS_ALLOC1);
 
 	rc = ptl_iface_claim_pid(iface, args->pid, ni, &ni->pid);
 	if (rc != PTL_OK)
@@ -110,22 +168,29 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 	cfg.pid = ni->pid;
 	cfg.uid = from_kuid_munged(&init_user_ns, pf->euid);
 	/* Without a launcher-assigned job the job id is the pid (spec 3.8). */
-	cfg.jid = ni->pid;
+	cfg.jid = pf->jid_set ? pf->jid : ni->pid;
 	if (args->flags & PTL_NI_INIT_DESIRED)
 		cfg.desired = (const ptl_ni_limits_t *)&args->desired;
+	cfg.ops = &ptl_core_ops;
 	cfg.glue = ni;
 	rc = ptlc_ni_create(&cfg, &ni->core);
 	if (rc != PTL_OK)
 		goto err_pid;
 
+	kref_get(&pf->wake->ref);
+	ni->wake = pf->wake;
+	atomic_long_inc(&ptl_stats.nis);
 	rcu_assign_pointer(pf->ni[ni->slot], ni);
+	/* Intra-node senders find it by pid from now on. */
+	smp_store_release(&ni->active, true);
 	ptl_ni_fill_init_reply(ni, args);
 	return PTL_OK;
 
 err_pid:
 	ptl_iface_release_pid(iface, ni->pid);
 err_free:
-	kfree(ni);
+	/* A sender may have seen it (inactive) in the pid table. */
+	call_rcu(&ni->rcu, ptl_ni_free_rcu);
 	return rc;
 }
 
@@ -167,6 +232,11 @@ static struct ptl_ni *ptl_ni_unpublish(struct ptl_file *pf, u32 slot)
 	ni = rcu_dereference_protected(pf->ni[slot],
 				       lockdep_is_held(&pf->lock));
 	RCU_INIT_POINTER(pf->ni[slot], NULL);
+	if (ni) {
+		/* Threads waiting on its EQs give up, senders skip it. */
+		WRITE_ONCE(ni->active, false);
+		wake_up_all(&ni->wake->wq);
+	}
 	return ni;
 }
 
@@ -192,6 +262,7 @@ long ptl_ioctl_ni_fini(struct ptl_file *pf, void *arg)
 	if (!ni)
 		return PTL_NI_INVALID;
 	ptl_ni_put(ni);
+	ptl_mem_flush();	/* unpinned on return unless a sender holds it */
 	return PTL_OK;
 }
 
@@ -213,6 +284,33 @@ long ptl_ioctl_ni_identity(struct ptl_file *pf, void *arg)
 	args->jid = ptlc_ni_jid(ni->core);
 	ptl_ni_put(ni);
 	return PTL_OK;
+}
+
+/*
+ * PTL_IOC_SET_JID: only a trusted launcher sets the job id, and only
+ * before the NIs that will carry it exist.
+ */
+long ptl_ioctl_set_jid(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_set_jid *args = arg;
+	long rc = PTL_OK;
+	u32 slot;
+
+	if (args->reserved)
+		return -EINVAL;
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	mutex_lock(&pf->lock);
+	for (slot = 0; slot < PTL_MAX_INTERFACES; slot++) {
+		if (rcu_access_pointer(pf->ni[slot]))
+			rc = -EBUSY;
+	}
+	if (!rc) {
+		pf->jid = args->jid;
+		pf->jid_set = true;
+	}
+	mutex_unlock(&pf->lock);
+	return rc;
 }
 
 /* The file is going away: drop every NI it still holds. */

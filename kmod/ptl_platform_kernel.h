@@ -37,10 +37,16 @@ typedef spinlock_t ptl_lock_t;
 #define ptl_memcpy(d, s, n)	memcpy((d), (s), (n))
 #define ptl_memset(d, c, n)	memset((d), (c), (n))
 
-#define ptl_store_release_u32(p, v)	smp_store_release((p), (v))
-#define ptl_load_acquire_u32(p)		smp_load_acquire(p)
+/*
+ * The EQ ring protocol (core/ptl_eq.c, uapi/p3api/eq_ring.h): the writer
+ * publishes a slot's sequence with a release store after its fields, the
+ * reader loads it with acquire; smp_wmb() orders the "being written"
+ * marker before the fields.
+ */
+#define ptl_store_release_u32(p, v)	smp_store_release((p), (v)) /* ring */
+#define ptl_load_acquire_u32(p)		smp_load_acquire(p) /* ring */
 #define ptl_read_once_u32(p)		READ_ONCE(*(p))
-#define ptl_wmb()			smp_wmb()
+#define ptl_wmb()			smp_wmb() /* ring: marker, fields */
 
 typedef atomic_long_t ptl_atomic_t;
 #define ptl_atomic_inc(a)	atomic_long_inc(a)

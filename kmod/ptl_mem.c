@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MD memory: validation, pinning, RLIMIT_MEMLOCK accounting, deferred
+ * unpinning, and the copies of the data path.
+ *
+ * Pinning policy. Every MD is pinned at PtlMDAttach/PtlMDBind/PtlMDUpdate
+ * with pin_user_pages_fast(FOLL_LONGTERM), so incoming data can land while
+ * the owner is not running. Write access is asked for only where data can
+ * land:
+ *   - an MD attached to an ME is pinned writable iff it has PTL_MD_OP_PUT
+ *     (puts and getputs write into it); a get-only MD is pinned read-only;
+ *   - a bound MD can receive the REPLY of a PtlGet or PtlGetPut, so it is
+ *     pinned writable; if that fails because the pages are read-only it is
+ *     pinned read-only instead (a bound MD used only for PtlPut is the
+ *     common case and must work on read-only data), and a reply into it
+ *     then ends with ni_fail_type PTL_NI_FAIL instead of writing;
+ *   - PtlMDUpdate does not know whether the MD is bound, so it pins the
+ *     new region as for a bound MD;
+ *   - a region whose MD has PTL_MD_OP_PUT is never pinned read-only.
+ * A region that cannot be pinned so is PTL_MD_ILLEGAL; an unreadable iovec
+ * array is PTL_SEGV. Zero-length segments pin nothing (contract 15).
+ *
+ * Accounting follows RDMA's ib_umem: the pages are charged to the mm's
+ * pinned_vm (VmPin in /proc/PID/status) and refused past RLIMIT_MEMLOCK
+ * unless the caller has CAP_IPC_LOCK. The mm is grabbed so the charge can
+ * be returned whenever the MD dies.
+ *
+ * Release. The core drops an MD's memory through the md_release hook with
+ * its NI spinlock held (possibly in softirq), where unpinning, which may
+ * sleep, is not allowed: the hook puts the memory on a lock-free list and
+ * a work item unpins. Module exit and file release flush that work.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "core/ptl_core.h"
+#include "ptl_internal.h"
+
+/* Pages asked of pin_user_pages_fast() at once. */
+#define PTL_PIN_BATCH		(1U << 16)
+/* Pages copied between two cond_resched() calls. */
+#define PTL_COPY_RESCHED	16
+
+static LLIST_HEAD(ptl_unpin_list);
+static void ptl_unpin_work_fn(struct work_struct *work);
+static DECLARE_WORK(ptl_unpin_work, ptl_unpin_work_fn);
+
+/* ---- validation ---- */
+
+/* Pages spanned by [addr, addr + len); 0 for an empty or bad range. */
+static unsigned long ptl_seg_pages(u64 addr, u64 len)
+{
+	return (PAGE_ALIGN(addr + len) - (addr & PAGE_MASK)) >> PAGE_SHIFT;
+}
+
+static bool ptl_seg_ok(const struct ptlc_seg *seg)
+{
+	if (!seg->len)
+		return true;
+	return seg->addr + seg->len > seg->addr &&
+	       seg->addr + seg->len <= TASK_SIZE;
+}
+
+/* Copies the user's ptl_md_iovec_t array in as core segments. */
+static int ptl_iovec_copy_in(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
+			     struct ptlc_seg **out)
+{
+	ptl_ni_limits_t lim;
+	struct ptlc_seg *segs;
+
+	BUILD_BUG_ON(sizeof(ptl_md_iovec_t) != sizeof(struct ptlc_seg));
+	ptlc_ni_limits(ni->core, &lim);
+	if (umd->length > (u64)lim.max_md_iovecs)
+		return PTL_MD_ILLEGAL;
+	*out = NULL;
+	if (!umd->length)
+		return PTL_OK;
+	segs = kvmalloc_array(umd->length, sizeof(*segs), GFP_KERNEL);
+	if (!segs)
+		return PTL_NO_SPACE;
+	if (copy_from_user(segs, u64_to_user_ptr(umd->start),
+			   umd->length * sizeof(*segs))) {
+		kvfree(segs);
+		return PTL_SEGV;
+	}
+	*out = segs;
+	return PTL_OK;
+}
+
+/* ---- accounting ---- */
+
+static bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned;
+
+	pinned = atomic64_add_return(npages, &mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return false;
+	}
+	return true;
+}
+
+/* ---- pinning ---- */
+
+static struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs,
+				     unsigned int nsegs)
+{
+	struct ptl_mem *mem;
+	unsigned long total = 0;
+	unsigned int i;
+
+	mem = kzalloc(struct_size(mem, segs, nsegs), GFP_KERNEL);
+	if (!mem)
+		return NULL;
+	mem->nsegs = nsegs;
+	for (i = 0; i < nsegs; i++) {
+		unsigned long n = segs[i].len ?
+			ptl_seg_pages(segs[i].addr, segs[i].len) : 0;
+
+		mem->segs[i].first = total;
+		mem->segs[i].npages = n;
+		mem->segs[i].page_off = segs[i].addr & ~PAGE_MASK;
+		total += n;
+	}
+	mem->npages = total;
+	return mem;
+}
+
+static int ptl_pin_range(unsigned long addr, unsigned long npages,
+			 unsigned int gup, struct page **pages)
+{
+	unsigned long done = 0;
+
+	while (done < npages) {
+		int n = min_t(unsigned long, npages - done, PTL_PIN_BATCH);
+		int got;
+
+		got = pin_user_pages_fast(addr + done * PAGE_SIZE, n, gup,
+					  pages + done);
+		if (got <= 0) {
+			unpin_user_pages(pages, done);
+			return got ? got : -EFAULT;
+		}
+		done += got;
+		if (fatal_signal_pending(current)) {
+			unpin_user_pages(pages, done);
+			return -EINTR;
+		}
+	}
+	return 0;
+}
+
+/* Pins every segment; on failure nothing stays pinned. */
+static int ptl_mem_pin_all(struct ptl_mem *mem, const struct ptlc_seg *segs,
+			   bool writable)
+{
+	unsigned int gup = FOLL_LONGTERM | (writable ? FOLL_WRITE : 0);
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < mem->nsegs; i++) {
+		struct ptl_mem_seg *s = &mem->segs[i];
+
+		if (!s->npages)
+			continue;
+		err = ptl_pin_range(segs[i].addr & PAGE_MASK, s->npages, gup,
+				    mem->pages + s->first);
+		if (err) {
+			while (i--)
+				unpin_user_pages(mem->pages + mem->segs[i].first,
+						 mem->segs[i].npages);
+			return err;
+		}
+	}
+	mem->writable = writable;
+	return 0;
+}
+
+static void ptl_mem_free(struct ptl_mem *mem)
+{
+	kvfree(mem->pages);
+	kfree(mem);
+}
+
+/* Builds and pins the memory of @segs; a Portals return code. */
+static int ptl_mem_create(const struct ptlc_seg *segs, unsigned int nsegs,
+			  bool writable, bool fallback_ro, struct ptl_mem **out)
+{
+	struct ptl_mem *mem;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < nsegs; i++)
+		if (!ptl_seg_ok(&segs[i]))
+			return PTL_MD_ILLEGAL;
+	mem = ptl_mem_alloc(segs, nsegs);
+	if (!mem)
+		return PTL_NO_SPACE;
+	if (mem->npages > totalram_pages())
+		goto err_illegal;
+	if (mem->npages) {
+		mem->pages = kvmalloc_array(mem->npages, sizeof(*mem->pages),
+					    GFP_KERNEL | __GFP_NOWARN);
+		if (!mem->pages) {
+			ptl_mem_free(mem);
+			return PTL_NO_SPACE;
+		}
+		if (!ptl_mem_charge(current->mm, mem->npages))
+			goto err_illegal;
+		err = ptl_mem_pin_all(mem, segs, writable);
+		if (err == -EFAULT && writable && fallback_ro)
+			err = ptl_mem_pin_all(mem, segs, false);
+		if (err) {
+			atomic64_sub(mem->npages, &current->mm->pinned_vm);
+			goto err_illegal;
+		}
+		mmgrab(current->mm);
+		mem->mm = current->mm;
+	}
+	atomic_long_add(mem->npages, &ptl_stats.pinned_pages);
+	atomic_long_inc(&ptl_stats.mds);
+	*out = mem;
+	return PTL_OK;
+
+err_illegal:
+	ptl_mem_free(mem);
+	return PTL_MD_ILLEGAL;
+}
+
+static void ptl_md_from_ioc(const struct ptl_ioc_md *umd, ptl_md_t *md)
+{
+	md->start = u64_to_user_ptr(umd->start);
+	md->length = umd->length;
+	md->threshold = umd->threshold;
+	md->max_size = umd->max_size;
+	md->options = umd->options;
+	md->user_ptr = (void *)(uintptr_t)umd->user_ptr;
+	md->eq_handle = umd->eq_handle;
+}
+
+/**
+ * ptl_mem_pin - validate and pin the region of an MD
+ * @ni: the NI the MD will live on (for its limits)
+ * @umd: the MD as the process gave it
+ * @may_reply: the MD may be bound (PtlMDBind, PtlMDUpdate): it may
+ *	receive replies
+ * @spec: filled for ptlc_md_attach/bind/update; spec->mem is ours
+ *
+ * Return: PTL_OK, after which the caller hands @spec to the core and calls
+ * ptl_mem_spec_done() (and ptl_mem_release(spec->mem) if the core said
+ * no); or PTL_MD_ILLEGAL, PTL_SEGV, PTL_NO_SPACE with nothing to undo.
+ */
+int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
+		bool may_reply, struct ptlc_md_spec *spec)
+{
+	bool op_put = umd->options & PTL_MD_OP_PUT;
+	struct ptlc_seg one, *segs = NULL;
+	unsigned int nsegs = 1;
+	bool writable;
+	int rc;
+
+	memset(spec, 0, sizeof(*spec));
+	if (umd->options & ~PTL_MD_OPTIONS_ALL)
+		return PTL_MD_ILLEGAL;
+	ptl_md_from_ioc(umd, &spec->desc);
+	if (umd->options & PTL_MD_IOVEC) {
+		rc = ptl_iovec_copy_in(ni, umd, &segs);
+		if (rc)
+			return rc;
+		nsegs = umd->length;
+	} else {
+		one.addr = umd->start;
+		one.len = umd->length;
+	}
+	writable = may_reply || op_put;
+	rc = ptl_mem_create(segs ? segs : &one, segs ? nsegs : 1, writable,
+			    !op_put, (struct ptl_mem **)&spec->mem);
+	if (rc) {
+		kvfree(segs);
+		return rc;
+	}
+	spec->segs = segs;
+	spec->nsegs = segs ? nsegs : 0;
+	return PTL_OK;
+}
+
+void ptl_mem_spec_done(struct ptlc_md_spec *spec)
+{
+	kvfree(spec->segs);
+	spec->segs = NULL;
+}
+
+/* ---- release ---- */
+
+/* Unpins and uncharges; process context. */
+void ptl_mem_release(struct ptl_mem *mem)
+{
+	if (!mem)
+		return;
+	if (mem->npages) {
+		unpin_user_pages_dirty_lock(mem->pages, mem->npages,
+					    mem->written);
+		atomic64_sub(mem->npages, &mem->mm->pinned_vm);
+		mmdrop(mem->mm);
+	}
+	atomic_long_sub(mem->npages, &ptl_stats.pinned_pages);
+	atomic_long_dec(&ptl_stats.mds);
+	ptl_mem_free(mem);
+}
+
+static void ptl_unpin_work_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&ptl_unpin_list);
+	struct ptl_mem *mem, *next;
+
+	llist_for_each_entry_safe(mem, next, list, free_node) {
+		ptl_mem_release(mem);
+		cond_resched();
+	}
+}
+
+/* ptlc_ops.md_release: atomic context, NI lock held. */
+void ptl_md_release_hook(void *glue, void *mem)
+{
+	struct ptl_mem *m = mem;
+
+	if (llist_add(&m->free_node, &ptl_unpin_list))
+		schedule_work(&ptl_unpin_work);
+}
+
+/* Waits until every MD released so far is unpinned. */
+void ptl_mem_flush(void)
+{
+	flush_work(&ptl_unpin_work);
+}
+
+/* ---- data movement ---- */
+
+/* A position in an MD, walked page piece by page piece. */
+struct ptl_cursor {
+	struct ptlc_md_iter it;
+	struct ptlc_chunk ch;
+	struct ptl_mem *mem;
+	u64 pos;		/* bytes of ch already consumed */
+};
+
+static int ptl_cursor_init(struct ptl_cursor *c, struct ptlc_md *md,
+			   u64 off, u64 len)
+{
+	c->mem = ptlc_md_mem(md);
+	if (!c->mem)
+		return -EFAULT;
+	ptlc_md_iter_init(&c->it, md, off, len);
+	c->ch.len = 0;
+	c->pos = 0;
+	return 0;
+}
+
+/*
+ * The next contiguous piece (inside one page) of the walk: its page, the
+ * offset in that page and its length. False at the end or if the MD's
+ * segments and pinned pages disagree (cannot happen; never trusted).
+ */
+static bool ptl_cursor_piece(struct ptl_cursor *c, struct page **page,
+			     unsigned int *off, size_t *len)
+{
+	const struct ptl_mem_seg *s;
+	unsigned long idx;
+	u64 at;
+
+	while (c->pos == c->ch.len) {
+		if (!ptlc_md_iter_next(&c->it, &c->ch))
+			return false;
+		c->pos = 0;
+	}
+	if (c->ch.seg >= c->mem->nsegs)
+		return false;
+	s = &c->mem->segs[c->ch.seg];
+	at = s->page_off + c->ch.seg_off + c->pos;
+	idx = at >> PAGE_SHIFT;
+	if (idx >= s->npages)
+		return false;
+	*page = c->mem->pages[s->first + idx];
+	*off = at & ~PAGE_MASK;
+	*len = min_t(u64, c->ch.len - c->pos, PAGE_SIZE - *off);
+	return true;
+}
+
+/**
+ * ptl_mem_copy - copy bytes between the pinned pages of two MDs
+ * @dst: destination MD (held by a message), @dst_off: offset in it
+ * @src: source MD (held by a message), @src_off: offset in it
+ * @len: bytes; both ranges must lie inside their MDs (the core checked)
+ *
+ * Process context, no lock held: reschedules between pages.
+ * Return: 0, -EACCES if @dst is pinned read-only, -EFAULT on inconsistency.
+ */
+int ptl_mem_copy(struct ptlc_md *dst, u64 dst_off, struct ptlc_md *src,
+		 u64 src_off, u64 len)
+{
+	struct ptl_cursor d, s;
+	unsigned int n = 0;
+
+	if (!len)
+		return 0;
+	if (ptl_cursor_init(&d, dst, dst_off, len) ||
+	    ptl_cursor_init(&s, src, src_off, len))
+		return -EFAULT;
+	if (!d.mem->writable)
+		return -EACCES;
+	WRITE_ONCE(d.mem->written, true);
+	while (len) {
+		struct page *dp, *sp;
+		unsigned int doff, soff;
+		size_t dlen, slen, chunk;
+		void *dv, *sv;
+
+		if (!ptl_cursor_piece(&d, &dp, &doff, &dlen) ||
+		    !ptl_cursor_piece(&s, &sp, &soff, &slen))
+			return -EFAULT;
+		chunk = min3(dlen, slen, (size_t)len);
+		dv = kmap_local_page(dp);
+		sv = kmap_local_page(sp);
+		memcpy(dv + doff, sv + soff, chunk);
+		kunmap_local(sv);
+		kunmap_local(dv);
+		d.pos += chunk;
+		s.pos += chunk;
+		len -= chunk;
+		if (++n % PTL_COPY_RESCHED == 0)
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Copies between an MD and a kernel buffer; atomic context is fine. */
+static int ptl_mem_buf(struct ptlc_md *md, u64 off, void *buf, u64 len,
+		       bool to_md)
+{
+	struct ptl_cursor c;
+	u8 *p = buf;
+
+	if (!len)
+		return 0;
+	if (ptl_cursor_init(&c, md, off, len))
+		return -EFAULT;
+	if (to_md) {
+		if (!c.mem->writable)
+			return -EACCES;
+		WRITE_ONCE(c.mem->written, true);
+	}
+	while (len) {
+		struct page *pg;
+		unsigned int poff;
+		size_t plen;
+		void *v;
+
+		if (!ptl_cursor_piece(&c, &pg, &poff, &plen))
+			return -EFAULT;
+		plen = min_t(u64, plen, len);
+		v = kmap_local_page(pg);
+		if (to_md)
+			memcpy(v + poff, p, plen);
+		else
+			memcpy(p, v + poff, plen);
+		kunmap_local(v);
+		c.pos += plen;
+		p += plen;
+		len -= plen;
+	}
+	return 0;
+}
+
+int ptl_mem_to_buf(void *buf, struct ptlc_md *src, u64 off, u64 len)
+{
+	return ptl_mem_buf(src, off, buf, len, false);
+}
+
+int ptl_mem_from_buf(struct ptlc_md *dst, u64 off, const void *buf, u64 len)
+{
+	return ptl_mem_buf(dst, off, (void *)buf, len, true);
+}
