@@ -296,6 +296,42 @@ TEST(fork_child_does_not_share_or_destroy_parent_state)
 	PtlFini();
 }
 
+struct blocked_waiter {
+	ptl_handle_eq_t eq;
+	int rc;
+};
+
+static void *wait_forever(void *arg)
+{
+	struct blocked_waiter *w = arg;
+	ptl_event_t ev;
+
+	w->rc = PtlEQWait(w->eq, &ev);
+	return NULL;
+}
+
+TEST(fini_wakes_a_thread_blocked_in_eq_wait_and_releases_the_pid)
+{
+	struct blocked_waiter w = { .rc = -1 };
+	ptl_pid_t pid = 3100;
+	ptl_handle_ni_t ni;
+	pthread_t thread;
+	int max;
+
+	ASSERT_EQ(PTL_OK, PtlInit(&max));
+	ASSERT_EQ(PTL_OK, PtlNIInit(PTL_IFACE_DEFAULT, pid, NULL, NULL, &ni));
+	ASSERT_EQ(PTL_OK, PtlEQAlloc(ni, 8, PTL_EQ_HANDLER_NONE, &w.eq));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, wait_forever, &w));
+	usleep(200 * 1000);	/* let it block in the kernel */
+	PtlFini();
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	/* The waiter ended with an error, not an event. */
+	EXPECT_NE(PTL_OK, w.rc);
+	EXPECT_NE(PTL_EQ_DROPPED, w.rc);
+	/* And the interface really is gone: its pid is free again. */
+	EXPECT_EQ(PTL_OK, run_in_child(claim_pid_in_child, &pid));
+}
+
 /* Raw ioctl ABI: the rules every command shares. */
 FIXTURE(abi) {
 	int fd;

@@ -113,9 +113,19 @@ int Library::Init(int* max_interfaces) {
 
 void Library::Fini() {
   std::lock_guard lock(mutex_);
-  // Closing the file releases every NI, ME, MD, EQ and pinned page in the
-  // kernel; the child of a fork only drops its copy of the descriptor. The
-  // EQ mappings go when their last user lets go of them.
+  // Finish every NI explicitly first: a thread blocked in PtlEQWait holds
+  // the descriptor open, so closing alone would leave its NI alive until
+  // the wait ended; PtlNIFini wakes it (PTL_EQ_INVALID). The child of a
+  // fork does not own the parent's NIs and only drops its descriptor.
+  if (Live()) {
+    for (const auto& [handle, ni] : state_.nis) {
+      ptl_ioc_ni_fini args{};
+      args.ni_handle = handle;
+      device_->Call(PTL_IOC_NI_FINI, &args);
+    }
+  }
+  // Closing the file releases whatever is left. The EQ mappings go when
+  // their last user lets go of them.
   device_.reset();
   state_ = State();
   owner_ = 0;
