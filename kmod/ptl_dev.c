@@ -26,8 +26,14 @@ static long ptl_ioctl_version(struct ptl_file *pf, void *arg)
 {
 	struct ptl_ioc_version *args = arg;
 
+	if (args->reserved)
+		return -EINVAL;
 	args->abi_version = PTL_ABI_VERSION;
 	args->max_interfaces = PTL_MAX_INTERFACES;
+	/* The library learns the launcher's job id from the kernel itself. */
+	mutex_lock(&pf->lock);
+	args->jid = pf->jid_set ? pf->jid : PTL_JID_ANY;
+	mutex_unlock(&pf->lock);
 	return PTL_OK;
 }
 

@@ -999,8 +999,14 @@ TEST(set_jid_is_for_privileged_launchers_before_any_ni)
 	pid_t child;
 	int status;
 
+	struct ptl_ioc_version v = { .size = sizeof(v) };
+
 	ASSERT_LE(0, fd);
+	ASSERT_EQ(PTL_OK, ioctl(fd, PTL_IOC_VERSION, &v));
+	EXPECT_EQ(PTL_JID_ANY, v.jid);	/* no job until a launcher sets one */
 	ASSERT_EQ(0, ioctl(fd, PTL_IOC_SET_JID, &j));
+	ASSERT_EQ(PTL_OK, ioctl(fd, PTL_IOC_VERSION, &v));
+	EXPECT_EQ(4242, v.jid);		/* what the library reads on adoption */
 	ASSERT_EQ(PTL_OK, ni_init(fd, PTL_PID_ANY, &id.ni_handle, NULL));
 	ASSERT_EQ(PTL_OK, ioctl(fd, PTL_IOC_NI_IDENTITY, &id));
 	EXPECT_EQ(4242, id.jid);

@@ -55,12 +55,14 @@ struct ptl_ioc_head {
 	__u32 flags;
 };
 
-/* PTL_IOC_VERSION: what this kernel speaks (PtlInit). */
+/* PTL_IOC_VERSION: what this kernel speaks, and this open file's job. */
 struct ptl_ioc_version {
 	__u32 size;
 	__u32 flags;		/* must be 0 */
 	__u32 abi_version;	/* out: PTL_ABI_VERSION */
 	__u32 max_interfaces;	/* out: PTL_MAX_INTERFACES */
+	__u32 jid;		/* out: set by PTL_IOC_SET_JID, else PTL_JID_ANY */
+	__u32 reserved;		/* must be 0 */
 };
 
 /* Mirror of ptl_ni_limits_t with fixed-width fields. */

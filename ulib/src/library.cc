@@ -32,19 +32,22 @@ std::optional<unsigned long> ParseNumber(const char* text) {
 }
 
 // Asks the kernel what it speaks; PTL_OK if `device` is a usable /dev/portals.
-int CheckVersion(const Device& device, int* max_interfaces) {
+// Checks the kernel's ABI; also reports the job id a launcher set on this
+// open file (PTL_JID_ANY if none).
+int CheckVersion(const Device& device, int* max_interfaces, ptl_jid_t* jid = nullptr) {
   ptl_ioc_version version{};
   int rc = device.Call(PTL_IOC_VERSION, &version);
   if (rc != PTL_OK) return rc;
   if (version.abi_version != PTL_ABI_VERSION) return PTL_FAIL;
   *max_interfaces = static_cast<int>(version.max_interfaces);
+  if (jid) *jid = version.jid;
   return PTL_OK;
 }
 
 // The descriptor a trusted launcher (ptlrun) passed down in PTL_FD, if it
 // is an open /dev/portals; it carries the job id the launcher set. Anything
 // else in PTL_FD is ignored (and left alone).
-bool AdoptLauncherFd(Device* out, int* max_interfaces) {
+bool AdoptLauncherFd(Device* out, int* max_interfaces, ptl_jid_t* jid) {
   auto fd = ParseNumber(std::getenv("PTL_FD"));
   if (!fd || *fd > INT_MAX) return false;
   int flags = fcntl(static_cast<int>(*fd), F_GETFD);
@@ -54,7 +57,7 @@ bool AdoptLauncherFd(Device* out, int* max_interfaces) {
   if (fstat(static_cast<int>(*fd), &fd_stat) != 0 || !S_ISCHR(fd_stat.st_mode)) return false;
   if (stat(DevicePath(), &dev_stat) == 0 && dev_stat.st_rdev != fd_stat.st_rdev) return false;
   Device candidate(static_cast<int>(*fd));
-  if (CheckVersion(candidate, max_interfaces) != PTL_OK) {
+  if (CheckVersion(candidate, max_interfaces, jid) != PTL_OK) {
     candidate.release();  // not ours to close
     return false;
   }
@@ -88,19 +91,21 @@ int Library::Init(int* max_interfaces) {
     Device device;
     int max_ifaces = 0;
     bool adopted = false;
+    ptl_jid_t launcher_jid = PTL_JID_ANY;
     if (!fd_env_consumed_) {
       // Only once per process image: a later PtlInit (after PtlFini closed
       // it, or in a forked child sharing the parent's open file) opens anew.
       fd_env_consumed_ = true;
-      adopted = AdoptLauncherFd(&device, &max_ifaces);
+      adopted = AdoptLauncherFd(&device, &max_ifaces, &launcher_jid);
     }
     if (!adopted) {
       int rc = Device::Open(DevicePath(), &device);
       if (rc != PTL_OK) return rc;
       rc = CheckVersion(device, &max_ifaces);
       if (rc != PTL_OK) return rc;
-    } else if (auto jid = ParseNumber(std::getenv("PTL_MY_JID")); jid && *jid <= UINT32_MAX) {
-      state_.launcher_jid = static_cast<ptl_jid_t>(*jid);
+    } else if (launcher_jid != PTL_JID_ANY) {
+      // The kernel's word, not the environment's: PTL_MY_JID is only a hint.
+      state_.launcher_jid = launcher_jid;
     }
 
     device_ = std::make_shared<const Device>(std::move(device));
