@@ -31,6 +31,17 @@ for test in "$build"/selftests/*_test; do
 	"$test" || failures=$((failures + 1))
 done
 
+# The trusted launcher: the job id reaches the program through the
+# descriptor ptlrun passes down, and only a privileged launcher may set it.
+ptlrun=$build/tools/ptlrun/ptlrun
+hello=$build/tools/demo/ptl_hello
+"$ptlrun" --jid 4321 -- "$hello" | grep -q "jid 4321)"
+report $? "ptlrun --jid gives the launched program its job id"
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$ptlrun" --jid 4321 -- "$hello" 2>&1 >/dev/null |
+	grep -q "setting a job id needs CAP_NET_ADMIN"
+report $? "ptlrun without CAP_NET_ADMIN is refused"
+
 # A process holding the device pins the module: rmmod must refuse.
 exec 3<>/dev/portals
 if rmmod ptl 2>/dev/null; then
