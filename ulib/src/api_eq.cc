@@ -8,6 +8,7 @@
 #include <portals3.h>
 #include <time.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <vector>
@@ -149,8 +150,17 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
 
   return ptl::Guard([&]() -> int {
     // Resolve every handle first: unknown ones and EQs of another NI than
-    // the first one's are PTL_EQ_INVALID with *which_eq naming them.
-    std::vector<std::shared_ptr<ptl::Eq>> eqs(static_cast<size_t>(size));
+    // the first one's are PTL_EQ_INVALID with *which_eq naming them. Up to
+    // kInlineEqs handles live on the stack: a poll that finds an event
+    // allocates nothing, reads no clock and makes no syscall.
+    constexpr int kInlineEqs = 8;
+    std::array<std::shared_ptr<ptl::Eq>, kInlineEqs> inline_eqs;
+    std::vector<std::shared_ptr<ptl::Eq>> heap_eqs;
+    std::shared_ptr<ptl::Eq>* eqs = inline_eqs.data();
+    if (size > kInlineEqs) {
+      heap_eqs.resize(static_cast<size_t>(size));
+      eqs = heap_eqs.data();
+    }
     for (int i = 0; i < size; ++i) {
       eqs[i] = lib.FindEq(eq_handles[i]);
       if (!eqs[i] || eqs[i]->ni != eqs[0]->ni) {
@@ -160,8 +170,8 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
     }
 
     const bool forever = timeout == PTL_TIME_FOREVER;
-    const int64_t deadline = forever ? 0 : NowMs() + timeout;
-    std::vector<ptl_ioc_eq_watch> watches(eqs.size());
+    int64_t deadline = -1;  // computed when the first scan finds nothing
+    std::vector<ptl_ioc_eq_watch> watches;
     for (;;) {
       // Array order, no syscall.
       for (int i = 0; i < size; ++i) {
@@ -174,10 +184,12 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
 
       int64_t left = 0;
       if (!forever) {
+        if (deadline < 0) deadline = NowMs() + timeout;
         left = deadline - NowMs();
         if (left <= 0) return PTL_EQ_EMPTY;  // contract 11
       }
-      for (size_t i = 0; i < eqs.size(); ++i) {
+      watches.resize(static_cast<size_t>(size));
+      for (int i = 0; i < size; ++i) {
         std::lock_guard lock(eqs[i]->mutex);
         watches[i] = {eqs[i]->handle, eqs[i]->reader.expected()};
       }

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <p3/errno.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,7 +76,23 @@ Library& Library::Instance() {
   return *library;
 }
 
-bool Library::Live() const { return device_ && owner_ == getpid(); }
+Library::Library() {
+  pthread_atfork(&Library::BeforeFork, &Library::AfterForkInParent, &Library::AfterForkInChild);
+}
+
+void Library::BeforeFork() { Instance().mutex_.lock(); }
+
+void Library::AfterForkInParent() { Instance().mutex_.unlock(); }
+
+void Library::AfterForkInChild() {
+  Library& lib = Instance();
+  // The descriptor and the EQ mappings are the parent's: the child keeps
+  // them open (closing is the parent's business) but no longer uses them.
+  lib.owned_ = false;
+  lib.mutex_.unlock();
+}
+
+bool Library::Live() const { return device_ && owned_; }
 
 int Library::Init(int* max_interfaces) {
   return Guard([&]() -> int {
@@ -109,7 +126,7 @@ int Library::Init(int* max_interfaces) {
     }
 
     device_ = std::make_shared<const Device>(std::move(device));
-    owner_ = getpid();
+    owned_ = true;
     max_interfaces_ = max_ifaces;
     *max_interfaces = max_interfaces_;
     return PTL_OK;
@@ -133,7 +150,7 @@ void Library::Fini() {
   // their last user lets go of them.
   device_.reset();
   state_ = State();
-  owner_ = 0;
+  owned_ = false;
 }
 
 Library::DeviceRef Library::device() const {

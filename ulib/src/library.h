@@ -71,12 +71,21 @@ class Library {
   std::shared_ptr<Eq> FindEq(ptl_handle_eq_t handle);
 
  private:
-  Library() = default;
+  Library();
   bool Live() const;  // caller holds mutex_
+
+  // fork() handlers: the library lock is held across fork so the child gets
+  // it in a consistent state, and the child forgets its parent's library.
+  static void BeforeFork();
+  static void AfterForkInParent();
+  static void AfterForkInChild();
 
   mutable std::mutex mutex_;
   std::shared_ptr<const Device> device_;
-  pid_t owner_ = 0;
+  // Set by PtlInit, cleared by PtlFini and in a forked child. Tracking fork
+  // with pthread_atfork instead of comparing getpid() keeps every call free
+  // of that syscall (PtlEQGet must not enter the kernel at all).
+  bool owned_ = false;
   int max_interfaces_ = 0;
   bool fd_env_consumed_ = false;
   State state_;
