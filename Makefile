@@ -76,6 +76,13 @@ demo: deps
 	$(MAKE) all
 	$(TOP)/tools/demo/run-demo
 
+# make bench: Portals against local IPC peers in one guest under QEMU
+# -icount, then the core's matching micro-benchmark on the host
+# (tools/ptl_perf/run-bench; Documentation/performance.md).
+.PHONY: bench
+bench: all
+	$(TOP)/tools/ptl_perf/run-bench
+
 CHECKPATCH = $(KSRC_DIR)/scripts/checkpatch.pl --no-tree --quiet \
 	--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES
 # The platform shims exist to give the core its own type names.
