@@ -22,7 +22,7 @@ for src in "$top"/kmod/core/*.c; do
 		-c "$src" -o "$out/obj/$(basename "$src" .c).o"
 done
 "$cxx" -std=c++20 -Wall -Wextra -Werror $flags \
-	"$here/fuzz_receive.cpp" "$out"/obj/*.o -o "$out/fuzz_receive"
+	"$here/fuzz_receive.cc" "$out"/obj/*.o -o "$out/fuzz_receive"
 
 # Seeds: the committed ones plus fresh copies in the working corpus.
 cp "$here"/corpus/* "$out/corpus/" 2>/dev/null || true
