@@ -92,7 +92,7 @@ lint: $(KSRC_DIR)/.stamp
 	$(CHECKPATCH) -f $(filter-out $(PLATFORM_SHIMS), \
 		$(wildcard kmod/*.[ch] kmod/core/*.[ch]))
 	$(CHECKPATCH) --ignore NEW_TYPEDEFS -f $(PLATFORM_SHIMS)
-	clang-format --dry-run --Werror $$(git ls-files '*.cc' '*.cc' '*.h' | \
+	clang-format --dry-run --Werror $$(git ls-files '*.cc' '*.h' | \
 		grep -v -E '^(kmod|uapi|selftests|ulib/include)/')
 
 clean:
