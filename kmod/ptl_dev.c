@@ -8,6 +8,17 @@
  * unknown flags, runs the handler on a kernel copy and writes the struct
  * back up to the caller's size.
  *
+ * A handler that creates an object (ME, MD, EQ) reports its handle only
+ * through that final copy-out, so a struct that cannot be written must not
+ * leave an object behind that the caller never learns about. Dispatch
+ * therefore writes the caller's own bytes back before running the handler
+ * (idempotent; a read-only struct fails here with EFAULT and nothing is
+ * done), and if the copy-out still fails (another thread unmapped or
+ * mprotected the struct meanwhile) the command's undo hook destroys what
+ * the handler created, as RDMA's uobj_alloc_abort() does. PTL_IOC_NI_INIT
+ * has no undo: PtlNIInit on an open interface returns the same NI, so the
+ * caller can always learn its handle again (and PtlNIFini it).
+ *
  * The file also maps EQ rings (mmap) and reports them readable (poll);
  * both live in ptl_eq.c.
  */
@@ -17,6 +28,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -39,16 +51,25 @@ static long ptl_ioctl_version(struct ptl_file *pf, void *arg)
 
 struct ptl_ioctl_desc {
 	long (*handler)(struct ptl_file *pf, void *arg);
+	/*
+	 * Destroys the object a successful handler created, when its
+	 * handle could not be copied out; process context, no lock held.
+	 */
+	void (*undo)(struct ptl_file *pf, void *arg);
 	u32 arg_size;		/* the kernel's sizeof() of the arg struct */
 	u32 valid_flags;
 };
 
-#define PTL_IOCTL(cmd, fn, type, flags)				\
+#define PTL_IOCTL_UNDO(cmd, fn, type, flags, undo_fn)		\
 	[_IOC_NR(cmd)] = {					\
 		.handler = fn,					\
+		.undo = undo_fn,				\
 		.arg_size = sizeof(type),			\
 		.valid_flags = flags,				\
 	}
+
+#define PTL_IOCTL(cmd, fn, type, flags)				\
+	PTL_IOCTL_UNDO(cmd, fn, type, flags, NULL)
 
 static const struct ptl_ioctl_desc ptl_ioctls[] = {
 	PTL_IOCTL(PTL_IOC_VERSION, ptl_ioctl_version,
@@ -65,18 +86,20 @@ static const struct ptl_ioctl_desc ptl_ioctls[] = {
 		  struct ptl_ioc_ni_dist, 0),
 	PTL_IOCTL(PTL_IOC_HANDLE_NI, ptl_ioctl_handle_ni,
 		  struct ptl_ioc_handle_ni, 0),
-	PTL_IOCTL(PTL_IOC_ME_ATTACH, ptl_ioctl_me_attach,
-		  struct ptl_ioc_me_attach, PTL_ME_ATTACH_FLAGS_ALL),
+	PTL_IOCTL_UNDO(PTL_IOC_ME_ATTACH, ptl_ioctl_me_attach,
+		       struct ptl_ioc_me_attach, PTL_ME_ATTACH_FLAGS_ALL,
+		       ptl_undo_me_attach),
 	PTL_IOCTL(PTL_IOC_ME_UNLINK, ptl_ioctl_me_unlink,
 		  struct ptl_ioc_handle, 0),
-	PTL_IOCTL(PTL_IOC_MD_ATTACH, ptl_ioctl_md_attach,
-		  struct ptl_ioc_md_attach, PTL_MD_ATTACH_FLAGS_ALL),
+	PTL_IOCTL_UNDO(PTL_IOC_MD_ATTACH, ptl_ioctl_md_attach,
+		       struct ptl_ioc_md_attach, PTL_MD_ATTACH_FLAGS_ALL,
+		       ptl_undo_md_attach),
 	PTL_IOCTL(PTL_IOC_MD_UNLINK, ptl_ioctl_md_unlink,
 		  struct ptl_ioc_handle, 0),
 	PTL_IOCTL(PTL_IOC_MD_UPDATE, ptl_ioctl_md_update,
 		  struct ptl_ioc_md_update, PTL_MD_UPDATE_FLAGS_ALL),
-	PTL_IOCTL(PTL_IOC_EQ_ALLOC, ptl_ioctl_eq_alloc,
-		  struct ptl_ioc_eq_alloc, 0),
+	PTL_IOCTL_UNDO(PTL_IOC_EQ_ALLOC, ptl_ioctl_eq_alloc,
+		       struct ptl_ioc_eq_alloc, 0, ptl_undo_eq_alloc),
 	PTL_IOCTL(PTL_IOC_EQ_FREE, ptl_ioctl_eq_free,
 		  struct ptl_ioc_handle, 0),
 	PTL_IOCTL(PTL_IOC_EQ_WAIT, ptl_ioctl_eq_wait,
@@ -116,6 +139,7 @@ static const struct ptl_ioctl_desc *ptl_ioctl_find(unsigned int cmd)
 
 	if (_IOC_TYPE(cmd) != PTL_IOC_MAGIC || nr >= ARRAY_SIZE(ptl_ioctls))
 		return NULL;
+	nr = array_index_nospec(nr, ARRAY_SIZE(ptl_ioctls));
 	if (!ptl_ioctls[nr].handler)
 		return NULL;
 	return &ptl_ioctls[nr];
@@ -126,7 +150,7 @@ static long ptl_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 	void __user *argp = (void __user *)uarg;
 	const struct ptl_ioctl_desc *desc;
 	union ptl_ioctl_args args;
-	u32 usize;
+	u32 usize, len;
 	long rc;
 	int err;
 
@@ -142,12 +166,19 @@ static long ptl_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 		return err;
 	if (args.head.flags & ~desc->valid_flags)
 		return -EINVAL;
+	/* The reply must be deliverable before anything is done. */
+	len = min_t(u32, usize, desc->arg_size);
+	if (copy_to_user(argp, &args, len))
+		return -EFAULT;
 
 	rc = desc->handler(file->private_data, &args);
 	if (rc < 0)
 		return rc;
-	if (copy_to_user(argp, &args, min_t(u32, usize, desc->arg_size)))
+	if (copy_to_user(argp, &args, len)) {
+		if (rc == PTL_OK && desc->undo)
+			desc->undo(file->private_data, &args);
 		return -EFAULT;
+	}
 	return rc;
 }
 
@@ -155,7 +186,7 @@ static int ptl_open(struct inode *inode, struct file *file)
 {
 	struct ptl_file *pf;
 
-	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	pf = kzalloc(sizeof(*pf), GFP_KERNEL_ACCOUNT);
 	if (!pf)
 		return -ENOMEM;
 	pf->wake = ptl_wake_alloc();

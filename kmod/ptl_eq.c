@@ -11,6 +11,13 @@
  * VMA holds one until munmap. The struct and the memory are freed after an
  * RCU grace period because poll() reads them under rcu_read_lock().
  *
+ * Accounting: ring and control page are kernel memory a process asks for
+ * and keeps while it lives, so they are charged like pinned MD pages: to
+ * the creator's pinned_vm (VmPin), refused with PTL_NO_SPACE past
+ * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK. The size is checked
+ * before anything is allocated (a huge vmalloc that fails would log an
+ * allocation warning); the charge is returned when the memory is released.
+ *
  * mmap offsets name the NI slot, the EQ's id in that NI's table and the
  * part (ring or control page); see ptl_eq_key().
  *
@@ -23,6 +30,8 @@
 
 #include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -58,10 +67,13 @@ static void ptl_eq_mem_free_rcu(struct rcu_head *head)
 	kfree(em);
 }
 
+/* Process context: the last put is an ioctl, NI teardown or munmap. */
 static void ptl_eq_mem_release(struct kref *ref)
 {
 	struct ptl_eq_mem *em = container_of(ref, struct ptl_eq_mem, ref);
 
+	ptl_mem_uncharge(em->mm, em->charged);
+	mmdrop(em->mm);
 	atomic_long_dec(&ptl_stats.eqs);
 	call_rcu(&em->rcu, ptl_eq_mem_free_rcu);
 }
@@ -73,32 +85,46 @@ static void ptl_eq_mem_put(struct ptl_eq_mem *em)
 
 static struct ptl_eq_mem *ptl_eq_mem_alloc(u32 nslots)
 {
+	size_t ring_bytes = PAGE_ALIGN((size_t)nslots * sizeof(ptl_event_t));
+	unsigned long npages = (ring_bytes >> PAGE_SHIFT) + 1;
 	struct ptl_eq_mem *em;
 
-	em = kzalloc(sizeof(*em), GFP_KERNEL);
-	if (!em)
+	/* Refused before allocating: nothing to warn about. */
+	if (npages > totalram_pages() ||
+	    !ptl_mem_charge(current->mm, npages))
 		return NULL;
+	em = kzalloc(sizeof(*em), GFP_KERNEL_ACCOUNT);
+	if (!em)
+		goto err_uncharge;
 	em->nslots = nslots;
-	em->ring_bytes = PAGE_ALIGN((size_t)nslots * sizeof(ptl_event_t));
+	em->ring_bytes = ring_bytes;
 	em->ring = vmalloc_user(em->ring_bytes);
 	em->ctl = vmalloc_user(PAGE_SIZE);
 	if (!em->ring || !em->ctl) {
 		vfree(em->ring);
 		vfree(em->ctl);
 		kfree(em);
-		return NULL;
+		goto err_uncharge;
 	}
+	mmgrab(current->mm);
+	em->mm = current->mm;
+	em->charged = npages;
 	/* The reader's first expected sequence: poll() starts "empty". */
 	em->ctl->consumer_seq = 0U - nslots;
 	kref_init(&em->ref);
 	atomic_long_inc(&ptl_stats.eqs);
 	return em;
+
+err_uncharge:
+	ptl_mem_uncharge(current->mm, npages);
+	return NULL;
 }
 
 static void ptl_eq_fill_alloc_reply(struct ptl_ni *ni, struct ptl_eq_mem *em,
+				    ptl_handle_eq_t h,
 				    struct ptl_ioc_eq_alloc *args)
 {
-	args->eq_handle = em->handle;
+	args->eq_handle = h;
 	args->nslots = em->nslots;
 	args->ring_offset = ptl_eq_key(ni->slot, em->id, 0) << PAGE_SHIFT;
 	args->ring_bytes = em->ring_bytes;
@@ -107,7 +133,12 @@ static void ptl_eq_fill_alloc_reply(struct ptl_ni *ni, struct ptl_eq_mem *em,
 	args->ctl_bytes = PAGE_SIZE;
 }
 
-/* The table entry (and its reference) exists before the core EQ does. */
+/*
+ * The table entry (and its reference) exists before the core EQ does.
+ * Once ptlc_eq_alloc() succeeded the handle is live and a sibling thread
+ * may PtlEQFree it (handles are predictable), dropping the table's
+ * reference: the creator holds its own until it is done with @em.
+ */
 static int ptl_eq_create(struct ptl_ni *ni, u32 nslots,
 			 struct ptl_ioc_eq_alloc *args)
 {
@@ -126,15 +157,17 @@ static int ptl_eq_create(struct ptl_ni *ni, u32 nslots,
 		ptl_eq_mem_put(em);
 		return PTL_NO_SPACE;
 	}
+	kref_get(&em->ref);		/* the creator's */
 	rc = ptlc_eq_alloc(ni->core, em->ring, nslots, NULL, em, &h);
 	if (rc) {
 		xa_erase(&ni->eq_maps, em->id);
 		ptl_eq_mem_put(em);
-		return rc;
+	} else {
+		WRITE_ONCE(em->handle, h);
+		ptl_eq_fill_alloc_reply(ni, em, h, args);
 	}
-	WRITE_ONCE(em->handle, h);
-	ptl_eq_fill_alloc_reply(ni, em, args);
-	return PTL_OK;
+	ptl_eq_mem_put(em);
+	return rc;
 }
 
 long ptl_ioctl_eq_alloc(struct ptl_file *pf, void *arg)
@@ -170,20 +203,17 @@ out:
 	return rc;
 }
 
-long ptl_ioctl_eq_free(struct ptl_file *pf, void *arg)
+static long ptl_eq_free(struct ptl_file *pf, ptl_handle_eq_t h)
 {
-	struct ptl_ioc_handle *args = arg;
 	struct ptl_eq_mem *em;
 	struct ptl_ni *ni;
 	void *priv;
 	long rc;
 
-	if (args->reserved)
-		return -EINVAL;
-	ni = ptl_ni_lookup_any(pf, args->handle);
+	ni = ptl_ni_lookup_any(pf, h);
 	if (!ni)
 		return PTL_EQ_INVALID;
-	rc = ptlc_eq_free(ni->core, args->handle, &priv);
+	rc = ptlc_eq_free(ni->core, h, &priv);
 	if (rc == PTL_OK) {
 		/* The core will not write the ring again (contract 14). */
 		em = priv;
@@ -194,6 +224,24 @@ long ptl_ioctl_eq_free(struct ptl_file *pf, void *arg)
 	}
 	ptl_ni_put(ni);
 	return rc;
+}
+
+long ptl_ioctl_eq_free(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_handle *args = arg;
+
+	if (args->reserved)
+		return -EINVAL;
+	return ptl_eq_free(pf, args->handle);
+}
+
+/* The handle of a new EQ could not be copied out (ptl_dev.c): free it. */
+void ptl_undo_eq_alloc(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_eq_alloc *args = arg;
+
+	if (args->eq_handle != PTL_EQ_NONE)	/* count 0 allocates none */
+		ptl_eq_free(pf, args->eq_handle);
 }
 
 /* The NI is being destroyed and its core EQs are gone. */
@@ -256,6 +304,7 @@ static struct ptl_eq_mem *ptl_eq_mem_find(struct ptl_file *pf,
 
 	if (slot >= PTL_MAX_INTERFACES)
 		return NULL;
+	slot = array_index_nospec(slot, PTL_MAX_INTERFACES);
 	rcu_read_lock();
 	ni = rcu_dereference(pf->ni[slot]);
 	if (ni)
@@ -277,6 +326,9 @@ int ptl_eq_mmap(struct ptl_file *pf, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
+	/* Events and a counter: nothing to execute. */
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
 	em = ptl_eq_mem_find(pf, key);
 	if (!em)
 		return -EINVAL;
@@ -296,6 +348,7 @@ int ptl_eq_mmap(struct ptl_file *pf, struct vm_area_struct *vma)
 		ptl_eq_mem_put(em);
 		return err;
 	}
+	vma->vm_flags &= ~VM_MAYEXEC;
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_private_data = em;	/* the reference taken above */
 	vma->vm_ops = &ptl_eq_vm_ops;
@@ -368,8 +421,9 @@ long ptl_ioctl_eq_wait(struct ptl_file *pf, void *arg)
 	args->which = 0;
 	if (!args->count || args->count > PTL_EQ_WAIT_MAX)
 		return PTL_EQ_INVALID;
-	w = memdup_user(u64_to_user_ptr(args->watches),
-			(size_t)args->count * sizeof(*w));
+	/* Up to 64 Ki entries (512 KiB): kvmalloc, not kmalloc. */
+	w = vmemdup_user(u64_to_user_ptr(args->watches),
+			 (size_t)args->count * sizeof(*w));
 	if (IS_ERR(w))
 		return PTR_ERR(w);
 	ni = ptl_ni_lookup_any(pf, w[0].eq_handle);
@@ -379,7 +433,7 @@ long ptl_ioctl_eq_wait(struct ptl_file *pf, void *arg)
 		rc = ptl_eq_wait_on(ni, w, args);
 		ptl_ni_put(ni);
 	}
-	kfree(w);
+	kvfree(w);
 	return rc;
 }
 

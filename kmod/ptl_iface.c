@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 
 #include "ptl_internal.h"
@@ -51,7 +52,7 @@ struct ptl_iface *ptl_iface_get(u32 index)
 {
 	if (index >= PTL_MAX_INTERFACES)
 		return NULL;
-	return ptl_ifaces[index];
+	return ptl_ifaces[array_index_nospec(index, PTL_MAX_INTERFACES)];
 }
 
 /**
@@ -111,7 +112,11 @@ struct ptl_ni *ptl_iface_find_ni(struct ptl_iface *iface, u32 pid)
 
 	rcu_read_lock();
 	ni = xa_load(&iface->pids, pid);
-	/* Pairs with the release in ptl_ni_create(): ni->core is set. */
+	/*
+	 * Pairs with the release in ptl_ni_create(): ni->core is set. Only
+	 * the struct is RCU-protected: ni->core is not read before the
+	 * reference is taken.
+	 */
 	if (ni && (!smp_load_acquire(&ni->active) ||
 		   !kref_get_unless_zero(&ni->ref)))
 		ni = NULL;

@@ -11,7 +11,11 @@
  *                     one per ioctl working on it, one per intra-node
  *                     sender delivering to it. The last put destroys the
  *                     core NI (every MD, ME, EQ), releases the pid and
- *                     frees the struct after an RCU grace period.
+ *                     frees the struct after an RCU grace period. Under
+ *                     RCU alone only the struct itself may be read, never
+ *                     ni->core (freed at the last put, not RCU-deferred):
+ *                     lookups compare the cached ni->handle, then take a
+ *                     reference before anything touches the core.
  *   struct ptl_wake   the file's wait queue (EQ_WAIT and poll). Shared by
  *                     the file and its NIs (kref), because a sender in
  *                     another process wakes it holding only an NI
@@ -20,7 +24,8 @@
  *   struct ptl_eq_mem the ring and control page of one EQ. kref: one for
  *                     the NI's mmap table entry (dropped at PtlEQFree or NI
  *                     teardown, after the core stopped writing), one per
- *                     VMA mapping it. Freed when the last goes.
+ *                     VMA mapping it. Freed when the last goes. Its
+ *                     pages are charged to the creator's pinned_vm.
  *   struct ptl_mem    the pinned pages of one MD. Owned by the core MD
  *                     once attached; the md_release hook (atomic context,
  *                     NI lock held) queues it and a work item unpins.
@@ -35,7 +40,8 @@
  *                           the glue. The core calls md_release and
  *                           eq_notify with it held: they only queue work,
  *                           bump counters, trace and wake.
- *   ptl_ni.swap_lock (spin) serialises getput swaps on one target NI; no
+ *   ptl_ni.swap_lock (spin_lock_bh)
+ *                           serialises getput swaps on one target NI; no
  *                           other lock is taken inside it.
  *   wait queue lock         inside wake_up (from eq_notify).
  * Nothing here holds two NI locks at once: intra-node delivery calls the
@@ -92,7 +98,8 @@ struct ptl_ni {
 	struct kref ref;
 	struct rcu_head rcu;
 	struct ptl_iface *iface;
-	struct ptlc_ni *core;
+	struct ptlc_ni *core;	/* freed at the last put: never under RCU */
+	ptl_handle_ni_t handle;	/* of the core NI, for lookups under RCU */
 	struct ptl_wake *wake;
 	spinlock_t swap_lock;	/* getput atomicity on this target */
 	struct xarray eq_maps;	/* mmap id -> struct ptl_eq_mem */
@@ -128,7 +135,7 @@ struct ptl_mem {
 	struct mm_struct *mm;		/* grabbed: pinned_vm is charged here */
 	struct page **pages;
 	unsigned long npages;
-	bool writable;			/* pinned with FOLL_WRITE */
+	bool writable;			/* data may land (see ptl_mem.c) */
 	bool written;			/* dirty the pages when unpinning */
 	unsigned int nsegs;
 	struct ptl_mem_seg segs[];
@@ -141,6 +148,8 @@ struct ptl_eq_mem {
 	ptl_event_t *ring;		/* vmalloc_user, mapped read-only */
 	struct ptl_eq_ctl *ctl;		/* vmalloc_user page, mapped rw */
 	size_t ring_bytes;
+	struct mm_struct *mm;		/* grabbed: pinned_vm is charged here */
+	unsigned long charged;		/* pages charged (ring + control) */
 	u32 nslots;
 	u32 id;				/* key in ptl_ni.eq_maps */
 	ptl_handle_eq_t handle;
@@ -179,6 +188,8 @@ long ptl_ioctl_md_attach(struct ptl_file *pf, void *arg);
 long ptl_ioctl_md_unlink(struct ptl_file *pf, void *arg);
 long ptl_ioctl_md_update(struct ptl_file *pf, void *arg);
 long ptl_ioctl_ac_entry(struct ptl_file *pf, void *arg);
+void ptl_undo_me_attach(struct ptl_file *pf, void *arg);
+void ptl_undo_md_attach(struct ptl_file *pf, void *arg);
 
 /* ptl_mem.c */
 int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
@@ -187,6 +198,8 @@ void ptl_mem_spec_done(struct ptlc_md_spec *spec);
 void ptl_mem_release(struct ptl_mem *mem);
 void ptl_md_release_hook(void *glue, void *mem);
 void ptl_mem_flush(void);
+bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages);
+void ptl_mem_uncharge(struct mm_struct *mm, unsigned long npages);
 int ptl_mem_copy(struct ptlc_md *dst, u64 dst_off, struct ptlc_md *src,
 		 u64 src_off, u64 len);
 int ptl_mem_to_buf(void *buf, struct ptlc_md *src, u64 off, u64 len);
@@ -196,6 +209,7 @@ int ptl_mem_from_buf(struct ptlc_md *dst, u64 off, const void *buf, u64 len);
 long ptl_ioctl_eq_alloc(struct ptl_file *pf, void *arg);
 long ptl_ioctl_eq_free(struct ptl_file *pf, void *arg);
 long ptl_ioctl_eq_wait(struct ptl_file *pf, void *arg);
+void ptl_undo_eq_alloc(struct ptl_file *pf, void *arg);
 void ptl_eq_notify(void *glue, void *eq_priv);
 void ptl_eq_ni_teardown(struct ptl_ni *ni);
 int ptl_eq_mmap(struct ptl_file *pf, struct vm_area_struct *vma);

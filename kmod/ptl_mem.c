@@ -4,20 +4,36 @@
  * unpinning, and the copies of the data path.
  *
  * Pinning policy. Every MD is pinned at PtlMDAttach/PtlMDBind/PtlMDUpdate
- * with pin_user_pages_fast(FOLL_LONGTERM), so incoming data can land while
- * the owner is not running. Write access is asked for only where data can
- * land:
- *   - an MD attached to an ME is pinned writable iff it has PTL_MD_OP_PUT
- *     (puts and getputs write into it); a get-only MD is pinned read-only;
- *   - a bound MD can receive the REPLY of a PtlGet or PtlGetPut, so it is
- *     pinned writable; if that fails because the pages are read-only it is
- *     pinned read-only instead (a bound MD used only for PtlPut is the
- *     common case and must work on read-only data), and a reply into it
- *     then ends with ni_fail_type PTL_NI_FAIL instead of writing;
+ * with FOLL_LONGTERM, so incoming data can land while the owner is not
+ * running, and always with FOLL_WRITE first, even where no data will land:
+ * a write pin breaks copy-on-write, so the pinned pages are the ones the
+ * process reads and writes. (A read-only pin of untouched private memory
+ * pins the shared zero page, or a page a later fork() write-protects; the
+ * process's next write then goes to a fresh copy the MD never sees, and
+ * gets are served stale data.) Only where the memory cannot be pinned for
+ * writing is it pinned read-only instead:
+ *   - never for an MD with PTL_MD_OP_PUT (puts and getputs write into it):
+ *     PTL_MD_ILLEGAL;
+ *   - a get-only MD on an ME only sends data: read-only pages are fine;
+ *   - a bound MD can receive the REPLY of a PtlGet or PtlGetPut, but one
+ *     used only for PtlPut is the common case and must work on read-only
+ *     data: a reply into a read-only one ends with ni_fail_type
+ *     PTL_NI_FAIL instead of writing;
  *   - PtlMDUpdate does not know whether the MD is bound, so it pins the
- *     new region as for a bound MD;
- *   - a region whose MD has PTL_MD_OP_PUT is never pinned read-only.
- * A region that cannot be pinned so is PTL_MD_ILLEGAL; an unreadable iovec
+ *     new region as for a bound MD.
+ * mem->writable means "data may land": pinned for writing and the MD
+ * accepts puts (or may be bound).
+ *
+ * A write pin is refused for a shared file mapping other than shmem or
+ * hugetlbfs (a MAP_SHARED file on ext4, xfs, ...): the filesystem does not
+ * expect its pages to be dirtied long after writeback cleaned them (the
+ * RDMA class of bug: WARN_ON_ONCE(!folio_buffers) in ext4, lost data).
+ * Upstream GUP refuses such pins itself since 6.5; 6.1 does not, so the
+ * VMAs are checked under mmap_read_lock, and the pages pinned, before the
+ * lock is dropped. Private file mappings are fine: the write pin breaks
+ * COW into anonymous pages and the file is never written.
+ *
+ * A region that cannot be pinned is PTL_MD_ILLEGAL; an unreadable iovec
  * array is PTL_SEGV. Zero-length segments pin nothing (contract 15).
  *
  * Accounting follows RDMA's ib_umem: the pages are charged to the mm's
@@ -33,7 +49,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
+#include <linux/hugetlb_inline.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -83,7 +102,7 @@ static int ptl_iovec_copy_in(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
 	*out = NULL;
 	if (!umd->length)
 		return PTL_OK;
-	segs = kvmalloc_array(umd->length, sizeof(*segs), GFP_KERNEL);
+	segs = kvmalloc_array(umd->length, sizeof(*segs), GFP_KERNEL_ACCOUNT);
 	if (!segs)
 		return PTL_NO_SPACE;
 	if (copy_from_user(segs, u64_to_user_ptr(umd->start),
@@ -97,7 +116,11 @@ static int ptl_iovec_copy_in(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
 
 /* ---- accounting ---- */
 
-static bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages)
+/*
+ * Charges @npages to @mm's pinned_vm (VmPin), refused past RLIMIT_MEMLOCK
+ * without CAP_IPC_LOCK. Also used for EQ rings (ptl_eq.c).
+ */
+bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	s64 pinned;
@@ -110,6 +133,11 @@ static bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages)
 	return true;
 }
 
+void ptl_mem_uncharge(struct mm_struct *mm, unsigned long npages)
+{
+	atomic64_sub(npages, &mm->pinned_vm);
+}
+
 /* ---- pinning ---- */
 
 static struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs,
@@ -119,7 +147,7 @@ static struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs,
 	unsigned long total = 0;
 	unsigned int i;
 
-	mem = kzalloc(struct_size(mem, segs, nsegs), GFP_KERNEL);
+	mem = kzalloc(struct_size(mem, segs, nsegs), GFP_KERNEL_ACCOUNT);
 	if (!mem)
 		return NULL;
 	mem->nsegs = nsegs;
@@ -136,17 +164,63 @@ static struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs,
 	return mem;
 }
 
+/* May the pages of @vma be pinned long-term for writing? See the top. */
+static bool ptl_vma_write_pin_ok(struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_SHARED) || vma_is_anonymous(vma) ||
+	    is_vm_hugetlb_page(vma))
+		return true;
+	/* tmpfs, memfd, SysV shm and MAP_SHARED|MAP_ANONYMOUS are shmem. */
+	return vma->vm_file &&
+	       file_inode(vma->vm_file)->i_sb->s_magic == TMPFS_MAGIC;
+}
+
+/*
+ * Write-pins [addr, addr + n pages) after checking the VMAs it covers, in
+ * one mmap_read_lock section so the check holds for the pages pinned.
+ * Returns what pin_user_pages() does, or -EOPNOTSUPP for a VMA that must
+ * not be write-pinned. A hole ends the check: GUP stops there.
+ */
+static long ptl_pin_write_locked(unsigned long addr, unsigned long n,
+				 unsigned int gup, struct page **pages)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long end = addr + n * PAGE_SIZE, at;
+	struct vm_area_struct *vma;
+	long got = 0;
+
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	for (at = addr; at < end; at = vma->vm_end) {
+		vma = find_vma(mm, at);
+		if (!vma || vma->vm_start > at)
+			break;
+		if (!ptl_vma_write_pin_ok(vma)) {
+			got = -EOPNOTSUPP;
+			break;
+		}
+	}
+	if (!got)
+		got = pin_user_pages(addr, n, gup, pages, NULL);
+	mmap_read_unlock(mm);
+	return got;
+}
+
 static int ptl_pin_range(unsigned long addr, unsigned long npages,
 			 unsigned int gup, struct page **pages)
 {
 	unsigned long done = 0;
 
 	while (done < npages) {
-		int n = min_t(unsigned long, npages - done, PTL_PIN_BATCH);
-		int got;
+		unsigned long n = min_t(unsigned long, npages - done,
+					PTL_PIN_BATCH);
+		unsigned long at = addr + done * PAGE_SIZE;
+		long got;
 
-		got = pin_user_pages_fast(addr + done * PAGE_SIZE, n, gup,
-					  pages + done);
+		if (gup & FOLL_WRITE)
+			got = ptl_pin_write_locked(at, n, gup, pages + done);
+		else
+			got = pin_user_pages_fast(at, n, gup, pages + done);
 		if (got <= 0) {
 			unpin_user_pages(pages, done);
 			return got ? got : -EFAULT;
@@ -162,9 +236,9 @@ static int ptl_pin_range(unsigned long addr, unsigned long npages,
 
 /* Pins every segment; on failure nothing stays pinned. */
 static int ptl_mem_pin_all(struct ptl_mem *mem, const struct ptlc_seg *segs,
-			   bool writable)
+			   bool write)
 {
-	unsigned int gup = FOLL_LONGTERM | (writable ? FOLL_WRITE : 0);
+	unsigned int gup = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
 	unsigned int i;
 	int err;
 
@@ -182,7 +256,6 @@ static int ptl_mem_pin_all(struct ptl_mem *mem, const struct ptlc_seg *segs,
 			return err;
 		}
 	}
-	mem->writable = writable;
 	return 0;
 }
 
@@ -192,9 +265,13 @@ static void ptl_mem_free(struct ptl_mem *mem)
 	kfree(mem);
 }
 
-/* Builds and pins the memory of @segs; a Portals return code. */
+/*
+ * Builds and pins the memory of @segs; a Portals return code. @may_land:
+ * data may be written into it (puts, or replies to a bound MD); @must_write:
+ * it accepts puts, so a read-only pin will not do.
+ */
 static int ptl_mem_create(const struct ptlc_seg *segs, unsigned int nsegs,
-			  bool writable, bool fallback_ro, struct ptl_mem **out)
+			  bool may_land, bool must_write, struct ptl_mem **out)
 {
 	struct ptl_mem *mem;
 	unsigned int i;
@@ -210,18 +287,24 @@ static int ptl_mem_create(const struct ptlc_seg *segs, unsigned int nsegs,
 		goto err_illegal;
 	if (mem->npages) {
 		mem->pages = kvmalloc_array(mem->npages, sizeof(*mem->pages),
-					    GFP_KERNEL | __GFP_NOWARN);
+					    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!mem->pages) {
 			ptl_mem_free(mem);
 			return PTL_NO_SPACE;
 		}
 		if (!ptl_mem_charge(current->mm, mem->npages))
 			goto err_illegal;
-		err = ptl_mem_pin_all(mem, segs, writable);
-		if (err == -EFAULT && writable && fallback_ro)
+		/* Always for writing first: see "Pinning policy". */
+		err = ptl_mem_pin_all(mem, segs, true);
+		if (!err) {
+			mem->writable = may_land;
+		} else if ((err == -EFAULT || err == -EOPNOTSUPP) &&
+			   !must_write) {
+			/* Read-only pages, or a shared file mapping. */
 			err = ptl_mem_pin_all(mem, segs, false);
+		}
 		if (err) {
-			atomic64_sub(mem->npages, &current->mm->pinned_vm);
+			ptl_mem_uncharge(current->mm, mem->npages);
 			goto err_illegal;
 		}
 		mmgrab(current->mm);
@@ -239,7 +322,8 @@ err_illegal:
 
 static void ptl_md_from_ioc(const struct ptl_ioc_md *umd, ptl_md_t *md)
 {
-	md->start = u64_to_user_ptr(umd->start);
+	/* A user address the core never dereferences: not __user. */
+	md->start = (void *)(uintptr_t)umd->start;
 	md->length = umd->length;
 	md->threshold = umd->threshold;
 	md->max_size = umd->max_size;
@@ -264,33 +348,35 @@ int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
 		bool may_reply, struct ptlc_md_spec *spec)
 {
 	bool op_put = umd->options & PTL_MD_OP_PUT;
-	struct ptlc_seg one, *segs = NULL;
+	struct ptlc_seg one = {}, *segs = NULL;
+	const struct ptlc_seg *pin = &one;
 	unsigned int nsegs = 1;
-	bool writable;
+	bool iovec = umd->options & PTL_MD_IOVEC;
 	int rc;
 
 	memset(spec, 0, sizeof(*spec));
 	if (umd->options & ~PTL_MD_OPTIONS_ALL)
 		return PTL_MD_ILLEGAL;
 	ptl_md_from_ioc(umd, &spec->desc);
-	if (umd->options & PTL_MD_IOVEC) {
+	if (iovec) {
+		/* An empty iovec MD has no segment at all (segs is NULL). */
 		rc = ptl_iovec_copy_in(ni, umd, &segs);
 		if (rc)
 			return rc;
+		pin = segs;
 		nsegs = umd->length;
 	} else {
 		one.addr = umd->start;
 		one.len = umd->length;
 	}
-	writable = may_reply || op_put;
-	rc = ptl_mem_create(segs ? segs : &one, segs ? nsegs : 1, writable,
-			    !op_put, (struct ptl_mem **)&spec->mem);
+	rc = ptl_mem_create(pin, nsegs, may_reply || op_put, op_put,
+			    (struct ptl_mem **)&spec->mem);
 	if (rc) {
 		kvfree(segs);
 		return rc;
 	}
 	spec->segs = segs;
-	spec->nsegs = segs ? nsegs : 0;
+	spec->nsegs = iovec ? nsegs : 0;
 	return PTL_OK;
 }
 
@@ -310,7 +396,7 @@ void ptl_mem_release(struct ptl_mem *mem)
 	if (mem->npages) {
 		unpin_user_pages_dirty_lock(mem->pages, mem->npages,
 					    mem->written);
-		atomic64_sub(mem->npages, &mem->mm->pinned_vm);
+		ptl_mem_uncharge(mem->mm, mem->npages);
 		mmdrop(mem->mm);
 	}
 	atomic_long_sub(mem->npages, &ptl_stats.pinned_pages);
@@ -402,8 +488,11 @@ static bool ptl_cursor_piece(struct ptl_cursor *c, struct page **page,
  * @src: source MD (held by a message), @src_off: offset in it
  * @len: bytes; both ranges must lie inside their MDs (the core checked)
  *
- * Process context, no lock held: reschedules between pages.
- * Return: 0, -EACCES if @dst is pinned read-only, -EFAULT on inconsistency.
+ * Process context, no lock held: reschedules between pages, and stops
+ * when the caller gets a fatal signal (a killed process does not go on
+ * copying gigabytes; the operation then ends with PTL_NI_FAIL).
+ * Return: 0, -EACCES if @dst is pinned read-only, -EINTR if the caller was
+ * killed, -EFAULT on inconsistency.
  */
 int ptl_mem_copy(struct ptlc_md *dst, u64 dst_off, struct ptlc_md *src,
 		 u64 src_off, u64 len)
@@ -437,6 +526,8 @@ int ptl_mem_copy(struct ptlc_md *dst, u64 dst_off, struct ptlc_md *src,
 		d.pos += chunk;
 		s.pos += chunk;
 		len -= chunk;
+		if (len && fatal_signal_pending(current))
+			return -EINTR;
 		if (++n % PTL_COPY_RESCHED == 0)
 			cond_resched();
 	}

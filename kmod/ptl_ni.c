@@ -7,7 +7,10 @@
  * one reference for being published. Every ioctl that works on an NI looks
  * it up under rcu_read_lock() and takes a reference, so PtlNIFini racing
  * with another thread's call on the same NI only unpublishes it; the last
- * reference releases the pid and frees the NI.
+ * reference releases the pid and frees the NI. Only struct ptl_ni is
+ * RCU-freed: the core NI behind ni->core is destroyed at the last put, so
+ * nothing reads it before holding a reference (lookups compare the NI
+ * handle cached in struct ptl_ni instead).
  *
  * An NI also holds a reference on its file's wait queue (struct ptl_wake):
  * the core's eq_notify hook runs in whatever process posted the event and
@@ -18,6 +21,7 @@
 #include <linux/build_bug.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/nospec.h>
 #include <linux/stddef.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
@@ -53,7 +57,7 @@ static const struct ptlc_ops ptl_core_ops = {
 
 struct ptl_wake *ptl_wake_alloc(void)
 {
-	struct ptl_wake *wake = kzalloc(sizeof(*wake), GFP_KERNEL);
+	struct ptl_wake *wake = kzalloc(sizeof(*wake), GFP_KERNEL_ACCOUNT);
 
 	if (!wake)
 		return NULL;
@@ -99,14 +103,24 @@ void ptl_ni_put(struct ptl_ni *ni)
 	kref_put(&ni->ref, ptl_ni_release);
 }
 
+/* The file slot a handle names, or -1; safe to index pf->ni[] with. */
+static int ptl_ni_slot_of(ptl_handle_any_t h)
+{
+	int slot = ptlc_handle_slot(h);
+
+	if (slot < 0 || slot >= PTL_MAX_INTERFACES)
+		return -1;
+	return array_index_nospec(slot, PTL_MAX_INTERFACES);
+}
+
 /* The NI that the object handle @h belongs to, by its slot; referenced. */
 struct ptl_ni *ptl_ni_lookup_any(struct ptl_file *pf, ptl_handle_any_t h)
 {
 	struct ptl_ni *ni;
 	int slot;
 
-	slot = ptlc_handle_slot(h);
-	if (slot < 0 || slot >= PTL_MAX_INTERFACES)
+	slot = ptl_ni_slot_of(h);
+	if (slot < 0)
 		return NULL;
 	rcu_read_lock();
 	ni = rcu_dereference(pf->ni[slot]);
@@ -116,17 +130,22 @@ struct ptl_ni *ptl_ni_lookup_any(struct ptl_file *pf, ptl_handle_any_t h)
 	return ni;
 }
 
+/*
+ * The NI named by @handle, referenced. Under RCU only struct ptl_ni is
+ * safe to read (a concurrent PtlNIFini may be destroying ni->core), so the
+ * handle is checked against the copy cached in it.
+ */
 struct ptl_ni *ptl_ni_lookup(struct ptl_file *pf, ptl_handle_ni_t handle)
 {
 	struct ptl_ni *ni;
 	int slot;
 
-	slot = ptlc_handle_slot(handle);
-	if (slot < 0 || slot >= PTL_MAX_INTERFACES)
+	slot = ptl_ni_slot_of(handle);
+	if (slot < 0)
 		return NULL;
 	rcu_read_lock();
 	ni = rcu_dereference(pf->ni[slot]);
-	if (ni && (!ptlc_ni_handle_valid(ni->core, handle) ||
+	if (ni && (READ_ONCE(ni->handle) != handle ||
 		   !kref_get_unless_zero(&ni->ref)))
 		ni = NULL;
 	rcu_read_unlock();
@@ -138,7 +157,7 @@ static void ptl_ni_fill_init_reply(const struct ptl_ni *ni,
 {
 	ptl_limits_check_layout();
 	ptlc_ni_limits(ni->core, (ptl_ni_limits_t *)&args->actual);
-	args->ni_handle = ptlc_ni_handle(ni->core);
+	args->ni_handle = ni->handle;
 	args->nid = ni->iface->nid;
 	args->out_pid = ni->pid;
 }
@@ -150,7 +169,7 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 	struct ptl_ni *ni;
 	int rc;
 
-	ni = kzalloc(sizeof(*ni), GFP_KERNEL);
+	ni = kzalloc(sizeof(*ni), GFP_KERNEL_ACCOUNT);
 	if (!ni)
 		return PTL_NO_SPACE;
 	kref_init(&ni->ref);
@@ -176,6 +195,7 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 	rc = ptlc_ni_create(&cfg, &ni->core);
 	if (rc != PTL_OK)
 		goto err_pid;
+	ni->handle = ptlc_ni_handle(ni->core);
 
 	kref_get(&pf->wake->ref);
 	ni->wake = pf->wake;
@@ -248,13 +268,13 @@ long ptl_ioctl_ni_fini(struct ptl_file *pf, void *arg)
 
 	if (args->reserved)
 		return -EINVAL;
-	slot = ptlc_handle_slot(args->ni_handle);
-	if (slot < 0 || slot >= PTL_MAX_INTERFACES)
+	slot = ptl_ni_slot_of(args->ni_handle);
+	if (slot < 0)
 		return PTL_NI_INVALID;
 	mutex_lock(&pf->lock);
 	ni = rcu_dereference_protected(pf->ni[slot],
 				       lockdep_is_held(&pf->lock));
-	if (ni && ptlc_ni_handle_valid(ni->core, args->ni_handle))
+	if (ni && ni->handle == args->ni_handle)
 		ni = ptl_ni_unpublish(pf, slot);
 	else
 		ni = NULL;

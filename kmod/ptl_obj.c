@@ -159,6 +159,32 @@ long ptl_ioctl_me_unlink(struct ptl_file *pf, void *arg)
 	return ptl_unlink_object(pf, arg, PTL_ME_INVALID, ptlc_me_unlink);
 }
 
+/*
+ * Undo of an attach whose handle could not be copied out (ptl_dev.c): the
+ * caller never learnt @h, so it goes again. Best effort: if a message is
+ * using it right now (IN_USE) or another thread guessed the handle and
+ * unlinked it already, there is nothing more to do here; the object then
+ * goes at PtlNIFini or close like any other.
+ */
+static void ptl_undo_unlink(struct ptl_file *pf, ptl_handle_any_t h,
+			    int (*unlink)(struct ptlc_ni *, ptl_handle_any_t))
+{
+	struct ptl_ni *ni = ptl_ni_lookup_any(pf, h);
+
+	if (!ni)
+		return;
+	unlink(ni->core, h);
+	ptl_ni_put(ni);
+	ptl_mem_flush();
+}
+
+void ptl_undo_me_attach(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_me_attach *args = arg;
+
+	ptl_undo_unlink(pf, args->me_handle, ptlc_me_unlink);
+}
+
 /* ---- memory descriptors ---- */
 
 static long ptl_md_do_attach(struct ptl_ni *ni, struct ptl_ioc_md_attach *a,
@@ -210,6 +236,13 @@ long ptl_ioctl_md_unlink(struct ptl_file *pf, void *arg)
 	return ptl_unlink_object(pf, arg, PTL_MD_INVALID, ptlc_md_unlink);
 }
 
+void ptl_undo_md_attach(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_md_attach *args = arg;
+
+	ptl_undo_unlink(pf, args->md_handle, ptlc_md_unlink);
+}
+
 static void ptl_md_to_ioc(const ptl_md_t *md, struct ptl_ioc_md *umd)
 {
 	memset(umd, 0, sizeof(*umd));
@@ -240,8 +273,36 @@ static int ptl_md_old_prepare(struct ptl_ni *ni, struct ptl_ioc_md_update *a,
 		return 0;
 	ptlc_ni_limits(ni->core, &lim);
 	old->cap = min_t(u32, a->old_iov_cap, lim.max_md_iovecs);
-	old->segs = kvmalloc_array(old->cap, sizeof(*old->segs), GFP_KERNEL);
+	old->segs = kvmalloc_array(old->cap, sizeof(*old->segs),
+				   GFP_KERNEL_ACCOUNT);
 	return old->segs ? 0 : -ENOMEM;
+}
+
+/*
+ * old_iov is an output array, written only if the MD is an iovec MD (for
+ * a plain one the library passes whatever old_md->start held). If the
+ * entries the call will write cannot be written, say so before the MD is
+ * touched: PTL_SEGV, instead of an error for an update that happened. A
+ * read-only look at the MD tells which entries; a sibling thread updating
+ * the same MD in between is covered by the check after the update.
+ */
+static int ptl_md_old_probe(struct ptl_ni *ni, struct ptl_ioc_md_update *a,
+			    struct ptl_md_old *old)
+{
+	unsigned int nsegs = 0;
+	ptl_md_t md;
+
+	if (!old->segs)
+		return 0;
+	if (ptlc_md_update(ni->core, a->md_handle, &md, NULL, 0, &nsegs, NULL,
+			   PTL_EQ_NONE, 0) != PTL_OK)
+		return 0;	/* the update itself reports it */
+	if (!(md.options & PTL_MD_IOVEC) || !nsegs)
+		return 0;
+	if (clear_user(u64_to_user_ptr(a->old_iov),
+		       (size_t)min(old->cap, nsegs) * sizeof(ptl_md_iovec_t)))
+		return PTL_SEGV;
+	return 0;
 }
 
 /* The update itself; on a pinning failure the old MD is still read. */
@@ -288,6 +349,9 @@ long ptl_ioctl_md_update(struct ptl_file *pf, void *arg)
 	rc = ptl_md_old_prepare(ni, args, &old);
 	if (rc)
 		goto out;
+	rc = ptl_md_old_probe(ni, args, &old);
+	if (rc)
+		goto out_free;
 	rc = ptl_md_do_update(ni, args, &old);
 	if (args->flags & PTL_MD_UPDATE_OLD)
 		ptl_md_to_ioc(&old.md, &args->old_md);
@@ -295,15 +359,22 @@ long ptl_ioctl_md_update(struct ptl_file *pf, void *arg)
 	if (!(old.md.options & PTL_MD_IOVEC))
 		old.nsegs = 0;
 	args->old_nsegs = old.nsegs;
+	/*
+	 * old_iov was writable a moment ago; this fails only if another
+	 * thread unmapped or protected it since. The update (if any) stands:
+	 * PTL_SEGV tells the caller that old_iov holds nothing useful.
+	 */
 	if (old.segs && old.nsegs &&
 	    copy_to_user(u64_to_user_ptr(args->old_iov), old.segs,
 			 min(old.cap, old.nsegs) * sizeof(*old.segs)))
-		rc = -EFAULT;
+		rc = PTL_SEGV;
+out_free:
 	kvfree(old.segs);
 out:
 	ptl_ni_put(ni);
-	if (rc == PTL_OK && (args->flags & PTL_MD_UPDATE_NEW))
-		ptl_mem_flush();	/* the old region is unpinned */
+	/* Whatever the outcome, a replaced region is unpinned on return. */
+	if (args->flags & PTL_MD_UPDATE_NEW)
+		ptl_mem_flush();
 	return rc;
 }
 

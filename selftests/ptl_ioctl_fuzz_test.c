@@ -673,22 +673,6 @@ static const char *const counters[] = {
 };
 #define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 
-static long counter(const char *name)
-{
-	char path[128], buf[64];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/misc/portals/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f))
-		v = strtol(buf, NULL, 10);
-	fclose(f);
-	return v;
-}
-
 /* After the storm: a plain put from one process to another. */
 static int put_receiver(struct ptl_chan *c, void *arg)
 {
@@ -755,7 +739,7 @@ TEST_F_TIMEOUT(fuzz, random_ioctls_leave_the_kernel_working, 600)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, sh);
 	for (i = 0; i < NCOUNTERS; i++)
-		before[i] = counter(counters[i]);
+		before[i] = ptl_st_counter(counters[i]);
 
 	for (k = 0; k < FUZZ_PROCS; k++) {
 		pids[k] = fork();
@@ -793,7 +777,7 @@ TEST_F_TIMEOUT(fuzz, random_ioctls_leave_the_kernel_working, 600)
 	/* Nothing the fuzzers created outlives them. */
 	for (k = 0; k < 500; k++) {
 		for (i = 0; i < NCOUNTERS; i++)
-			after[i] = counter(counters[i]);
+			after[i] = ptl_st_counter(counters[i]);
 		if (!memcmp(before, after, sizeof(before)))
 			break;
 		usleep(20000);

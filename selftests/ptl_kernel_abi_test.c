@@ -18,7 +18,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +33,7 @@
 #include <p3/nal_types.h>
 
 #include "kselftest_harness.h"
+#include "ptl_selftest.h"
 
 #define PAGE		4096UL
 #define SYSFS		"/sys/class/misc/portals/"
@@ -152,37 +155,6 @@ static uint32_t my_nid(int fd, uint32_t ni)
 	return a.nid;
 }
 
-static long status_kb(const char *field)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, strlen(field)))
-			v = strtol(line + strlen(field) + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
-static long sysfs_read(const char *name)
-{
-	char path[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), SYSFS "%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* Waits up to 5 s for a module counter to reach @want. */
 static long sysfs_wait(const char *name, long want)
 {
@@ -190,7 +162,7 @@ static long sysfs_wait(const char *name, long want)
 	int i;
 
 	for (i = 0; i < 500; i++) {
-		v = sysfs_read(name);
+		v = ptl_st_counter(name);
 		if (v == want)
 			break;
 		usleep(10000);
@@ -243,13 +215,13 @@ TEST_F(dev, pinning_is_charged_to_vmpin_and_returned_at_unlink)
 	uint32_t md;
 
 	ASSERT_NE(NULL, buf);
-	ASSERT_EQ(0, status_kb("VmPin:"));
+	ASSERT_EQ(0, ptl_st_proc_status_kb(getpid(), "VmPin"));
 	ASSERT_EQ(PTL_OK, md_make(self->fd, self->ni, true, buf, 16 * PAGE,
 				  PTL_MD_OP_PUT, PTL_EQ_NONE, &md));
-	EXPECT_EQ(16 * PAGE / 1024, status_kb("VmPin:"));
-	EXPECT_LE(16, sysfs_read("pinned_pages"));
+	EXPECT_EQ(16 * PAGE / 1024, ptl_st_proc_status_kb(getpid(), "VmPin"));
+	EXPECT_LE(16, ptl_st_counter("pinned_pages"));
 	ASSERT_EQ(PTL_OK, handle_op(self->fd, PTL_IOC_MD_UNLINK, md));
-	EXPECT_EQ(0, status_kb("VmPin:"));
+	EXPECT_EQ(0, ptl_st_proc_status_kb(getpid(), "VmPin"));
 	EXPECT_EQ(PTL_MD_INVALID, handle_op(self->fd, PTL_IOC_MD_UNLINK, md));
 }
 
@@ -260,9 +232,9 @@ TEST_F(dev, unaligned_region_pins_every_page_it_touches)
 
 	ASSERT_EQ(PTL_OK, md_make(self->fd, self->ni, true, buf + 100,
 				  2 * PAGE, 0, PTL_EQ_NONE, &md));
-	EXPECT_EQ(3 * PAGE / 1024, status_kb("VmPin:"));
+	EXPECT_EQ(3 * PAGE / 1024, ptl_st_proc_status_kb(getpid(), "VmPin"));
 	ASSERT_EQ(PTL_OK, handle_op(self->fd, PTL_IOC_MD_UNLINK, md));
-	EXPECT_EQ(0, status_kb("VmPin:"));
+	EXPECT_EQ(0, ptl_st_proc_status_kb(getpid(), "VmPin"));
 }
 
 TEST_F(dev, unmapped_region_is_md_illegal)
@@ -280,7 +252,7 @@ TEST_F(dev, unmapped_region_is_md_illegal)
 	EXPECT_EQ(PTL_MD_ILLEGAL, md_make(self->fd, me, false, buf + PAGE,
 					  PAGE, PTL_MD_OP_GET, PTL_EQ_NONE,
 					  &md));
-	EXPECT_EQ(0, status_kb("VmPin:"));
+	EXPECT_EQ(0, ptl_st_proc_status_kb(getpid(), "VmPin"));
 }
 
 TEST_F(dev, read_only_region_refuses_put_accepts_get_and_bind)
@@ -297,7 +269,7 @@ TEST_F(dev, read_only_region_refuses_put_accepts_get_and_bind)
 	/* A bound MD may be read-only: it can still be put from. */
 	ASSERT_EQ(PTL_OK, md_make(self->fd, self->ni, true, buf, 2 * PAGE, 0,
 				  PTL_EQ_NONE, &md));
-	EXPECT_EQ(3 * PAGE / 1024, status_kb("VmPin:"));
+	EXPECT_EQ(3 * PAGE / 1024, ptl_st_proc_status_kb(getpid(), "VmPin"));
 }
 
 TEST_F(dev, zero_length_mds_pin_nothing)
@@ -308,7 +280,7 @@ TEST_F(dev, zero_length_mds_pin_nothing)
 				  PTL_EQ_NONE, &md));
 	ASSERT_EQ(PTL_OK, md_make(self->fd, self->ni, true, &md, 0, 0,
 				  PTL_EQ_NONE, &md));
-	EXPECT_EQ(0, status_kb("VmPin:"));
+	EXPECT_EQ(0, ptl_st_proc_status_kb(getpid(), "VmPin"));
 }
 
 TEST_F(dev, iovec_mds_are_copied_in_and_checked)
@@ -324,7 +296,7 @@ TEST_F(dev, iovec_mds_are_copied_in_and_checked)
 
 	ASSERT_EQ(PTL_OK, md_make(self->fd, self->ni, true, iov, 3,
 				  PTL_MD_IOVEC, PTL_EQ_NONE, &md));
-	EXPECT_EQ(2 * PAGE / 1024, status_kb("VmPin:"));
+	EXPECT_EQ(2 * PAGE / 1024, ptl_st_proc_status_kb(getpid(), "VmPin"));
 	u.md_handle = md;
 	u.eq_handle = PTL_EQ_NONE;
 	u.old_iov = (uintptr_t)back;
@@ -359,13 +331,13 @@ TEST_F(dev, md_update_repins_the_new_region)
 	u.md_handle = md;
 	ASSERT_EQ(PTL_OK, ioctl(self->fd, PTL_IOC_MD_UPDATE, &u));
 	EXPECT_EQ((uintptr_t)a, u.old_md.start);
-	EXPECT_EQ(3 * PAGE / 1024, status_kb("VmPin:"));
+	EXPECT_EQ(3 * PAGE / 1024, ptl_st_proc_status_kb(getpid(), "VmPin"));
 	/* A region that cannot be pinned is refused; old_md still filled. */
 	u.new_md.start = 16;
 	memset(&u.old_md, 0, sizeof(u.old_md));
 	EXPECT_EQ(PTL_MD_ILLEGAL, ioctl(self->fd, PTL_IOC_MD_UPDATE, &u));
 	EXPECT_EQ((uintptr_t)b, u.old_md.start);
-	EXPECT_EQ(3 * PAGE / 1024, status_kb("VmPin:"));
+	EXPECT_EQ(3 * PAGE / 1024, ptl_st_proc_status_kb(getpid(), "VmPin"));
 }
 
 TEST(memlock_limit_applies_without_cap_ipc_lock)
@@ -389,7 +361,7 @@ TEST(memlock_limit_applies_without_cap_ipc_lock)
 		if (md_make(fd, ni, true, buf, 16 * PAGE, 0, PTL_EQ_NONE,
 			    &md) != PTL_MD_ILLEGAL)
 			_exit(12);
-		if (status_kb("VmPin:") != 0)
+		if (ptl_st_proc_status_kb(getpid(), "VmPin") != 0)
 			_exit(13);
 		if (md_make(fd, ni, true, buf, 8 * PAGE, 0, PTL_EQ_NONE, &md))
 			_exit(14);
@@ -398,6 +370,76 @@ TEST(memlock_limit_applies_without_cap_ipc_lock)
 			_exit(15);
 		_exit(0);
 	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * EQ rings and control pages are kernel memory kept for the process: they
+ * count against RLIMIT_MEMLOCK (in VmPin) like pinned MDs, are refused
+ * beyond it with nothing left allocated, and are returned when the last
+ * user (the EQ or a mapping of it) goes.
+ */
+static int eq_memlock_child(void)
+{
+	struct rlimit rl = { 16 * PAGE, 16 * PAGE };
+	struct ptl_ioc_eq_alloc a = { .size = sizeof(a) };
+	long eqs = ptl_st_counter("eqs");
+	uint32_t ni;
+	void *ring;
+	int fd;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgid(UNPRIV_UID) ||
+	    setuid(UNPRIV_UID))
+		return 10;
+	fd = dev_open();
+	if (fd < 0 || ni_init(fd, PTL_PID_ANY, &ni, NULL))
+		return 11;
+	a.ni_handle = ni;
+	a.count = 4096;			/* 144 ring pages */
+	if (ioctl(fd, PTL_IOC_EQ_ALLOC, &a) != PTL_NO_SPACE)
+		return 12;
+	if (a.eq_handle != PTL_EQ_NONE || ptl_st_counter("eqs") != eqs ||
+	    ptl_st_proc_status_kb(getpid(), "VmPin") != 0)
+		return 13;
+	a.count = 16;			/* one ring page and the control page */
+	if (ioctl(fd, PTL_IOC_EQ_ALLOC, &a) != PTL_OK)
+		return 14;
+	if (ptl_st_proc_status_kb(getpid(), "VmPin") != 2 * PAGE / 1024 ||
+	    ptl_st_counter("eqs") != eqs + 1)
+		return 15;
+	ring = mmap(NULL, a.ring_bytes, PROT_READ, MAP_SHARED, fd,
+		    a.ring_offset);
+	if (ring == MAP_FAILED)
+		return 16;
+	if (handle_op(fd, PTL_IOC_EQ_FREE, a.eq_handle) != PTL_OK)
+		return 17;
+	/* Still mapped: still charged. */
+	if (ptl_st_proc_status_kb(getpid(), "VmPin") != 2 * PAGE / 1024)
+		return 18;
+	munmap(ring, a.ring_bytes);
+	if (ptl_st_proc_status_kb(getpid(), "VmPin") != 0 || sysfs_wait("eqs", eqs) != eqs)
+		return 19;
+	/* The charge counts with pinned MDs: 15 pages + 2 is too much. */
+	a.count = 16;
+	if (md_make(fd, ni, true, pages(15), 15 * PAGE, 0, PTL_EQ_NONE,
+		    &a.eq_handle) != PTL_OK)
+		return 20;
+	if (ioctl(fd, PTL_IOC_EQ_ALLOC, &a) != PTL_NO_SPACE)
+		return 21;
+	close(fd);
+	return 0;
+}
+
+TEST(eq_memory_counts_against_rlimit_memlock)
+{
+	pid_t child = fork();
+	int status;
+
+	ASSERT_LE(0, child);
+	if (child == 0)
+		_exit(eq_memlock_child());
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
@@ -421,8 +463,11 @@ TEST_F(dev, eq_ring_maps_read_only_and_control_page_read_write)
 	p = mmap(NULL, a.ring_bytes, PROT_READ, MAP_SHARED, self->fd,
 		 a.ring_offset);
 	ASSERT_NE(MAP_FAILED, p);
-	/* It can never become writable. */
+	/* It can never become writable, nor executable. */
 	EXPECT_EQ(-1, mprotect(p, a.ring_bytes, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(-1, mprotect(p, a.ring_bytes, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, a.ring_bytes, PROT_READ | PROT_EXEC,
+				   MAP_SHARED, self->fd, a.ring_offset));
 	/* Pre-filled as eq_ring.h says: slot i holds -2N + i. */
 	EXPECT_EQ((ptl_seq_t)(0 - 16 + 1), ((ptl_event_t *)p)[1].sequence);
 	/* Too large, private, or unknown offsets are refused. */
@@ -435,6 +480,7 @@ TEST_F(dev, eq_ring_maps_read_only_and_control_page_read_write)
 	p = mmap(NULL, a.ctl_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 self->fd, a.ctl_offset);
 	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-1, mprotect(p, a.ctl_bytes, PROT_READ | PROT_EXEC));
 	EXPECT_EQ((ptl_seq_t)-8, ((struct ptl_eq_ctl *)p)->consumer_seq);
 	/* Freed EQs stay mapped until munmap; count 0 is EQ_NONE. */
 	EXPECT_EQ(PTL_OK, handle_op(self->fd, PTL_IOC_EQ_FREE, a.eq_handle));
@@ -1029,9 +1075,212 @@ TEST(set_jid_is_for_privileged_launchers_before_any_ni)
 
 /* ---- cleanup ---- */
 
+/*
+ * A writable long-term pin of a MAP_SHARED file on a filesystem with
+ * writeback (ext4, ...) lets the kernel dirty page-cache pages behind the
+ * filesystem's back (upstream GUP refuses it from 6.5 on). ptl.ko refuses
+ * it: an MD that accepts puts there is PTL_MD_ILLEGAL; MDs that only send
+ * fall back to a read-only pin. shmem (tmpfs, shared anonymous memory)
+ * and private file mappings stay allowed.
+ */
+#define FS_DIR "/tmp/ptl-fs-test"
+
+/* Mounts a writable non-shmem filesystem on FS_DIR; its name or NULL. */
+static const char *mount_file_fs(void)
+{
+	mkdir(FS_DIR, 0700);
+	if (!system("modprobe -q loop 2>/dev/null; modprobe -q ext4 2>/dev/null; "
+		    "truncate -s 16M " FS_DIR ".img && "
+		    "mkfs.ext4 -q -F " FS_DIR ".img >/dev/null 2>&1 && "
+		    "mount -o loop " FS_DIR ".img " FS_DIR " 2>/dev/null"))
+		return "ext4";
+	unlink(FS_DIR ".img");
+	if (!mount("none", FS_DIR, "ramfs", 0, NULL))
+		return "ramfs";
+	rmdir(FS_DIR);
+	return NULL;
+}
+
+static void umount_file_fs(void)
+{
+	umount2(FS_DIR, MNT_DETACH);
+	rmdir(FS_DIR);
+	unlink(FS_DIR ".img");
+}
+
+static char *map_file(const char *path, int flags, size_t len)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	char *p;
+
+	if (fd < 0)
+		return NULL;
+	if (ftruncate(fd, len)) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 1, len);
+	return p;
+}
+
+TEST_F(dev, shmem_and_private_mappings_may_receive_puts)
+{
+	char *tmp = map_file("/tmp/ptl-shmem-test", MAP_SHARED, 2 * PAGE);
+	char *anon = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint32_t me, md;
+
+	unlink("/tmp/ptl-shmem-test");
+	ASSERT_NE(NULL, tmp);
+	ASSERT_NE(MAP_FAILED, anon);
+	ASSERT_EQ(PTL_OK, me_attach(self->fd, self->ni, 4, 0, &me));
+	EXPECT_EQ(PTL_OK, md_make(self->fd, me, false, tmp, 2 * PAGE,
+				  PTL_MD_OP_PUT, PTL_EQ_NONE, &md));
+	ASSERT_EQ(PTL_OK, me_attach(self->fd, self->ni, 4, 0, &me));
+	EXPECT_EQ(PTL_OK, md_make(self->fd, me, false, anon, 2 * PAGE,
+				  PTL_MD_OP_PUT, PTL_EQ_NONE, &md));
+	EXPECT_EQ(4 * PAGE / 1024, ptl_st_proc_status_kb(getpid(), "VmPin"));
+}
+
+TEST_F(dev, writable_pins_of_shared_file_mappings_are_refused)
+{
+	const char *fs = mount_file_fs();
+	char *shared, *priv;
+	uint32_t me, md;
+
+	if (!fs)
+		SKIP(return, "no writable non-shmem filesystem to mount");
+	TH_LOG("a MAP_SHARED file on %s", fs);
+	shared = map_file(FS_DIR "/shared", MAP_SHARED, 2 * PAGE);
+	priv = map_file(FS_DIR "/private", MAP_PRIVATE, 2 * PAGE);
+	if (!shared || !priv) {
+		umount_file_fs();
+		ASSERT_TRUE(shared && priv);
+	}
+	ASSERT_EQ(PTL_OK, me_attach(self->fd, self->ni, 5, 0, &me));
+	EXPECT_EQ(PTL_MD_ILLEGAL, md_make(self->fd, me, false, shared,
+					  2 * PAGE, PTL_MD_OP_PUT,
+					  PTL_EQ_NONE, &md));
+	EXPECT_EQ(0, ptl_st_proc_status_kb(getpid(), "VmPin"));
+	/* Only sends from it: a read-only pin. */
+	EXPECT_EQ(PTL_OK, md_make(self->fd, me, false, shared, 2 * PAGE,
+				  PTL_MD_OP_GET, PTL_EQ_NONE, &md));
+	EXPECT_EQ(PTL_OK, md_make(self->fd, self->ni, true, shared, 2 * PAGE,
+				  0, PTL_EQ_NONE, &md));
+	/* A private mapping's written pages are anonymous copies. */
+	ASSERT_EQ(PTL_OK, me_attach(self->fd, self->ni, 5, 0, &me));
+	EXPECT_EQ(PTL_OK, md_make(self->fd, me, false, priv, 2 * PAGE,
+				  PTL_MD_OP_PUT, PTL_EQ_NONE, &md));
+	EXPECT_EQ(6 * PAGE / 1024, ptl_st_proc_status_kb(getpid(), "VmPin"));
+	/* Unpin before the filesystem goes. */
+	close(self->fd);
+	self->fd = dev_open();
+	munmap(shared, 2 * PAGE);
+	munmap(priv, 2 * PAGE);
+	umount_file_fs();
+}
+
+/*
+ * The initiator is killed while the kernel copies a large put on its
+ * behalf: the copy stops, and the target sees the put end with
+ * PTL_NI_FAIL. Both MDs are 1024 iovec entries over one 512 KiB buffer
+ * (512 MiB of copying from 1 MiB of memory).
+ */
+#define BIG_SEG		(512 * 1024UL)
+#define BIG_NSEGS	1024
+
+static ptl_md_iovec_t *big_iov(char *buf)
+{
+	ptl_md_iovec_t *iov = calloc(BIG_NSEGS, sizeof(*iov));
+
+	for (int i = 0; iov && i < BIG_NSEGS; i++) {
+		iov[i].iov_base = buf;
+		iov[i].iov_len = BIG_SEG;
+	}
+	return iov;
+}
+
+TEST_F(dev, killed_initiator_stops_copying)
+{
+	char *buf = pages(BIG_SEG / PAGE);
+	ptl_md_iovec_t *iov = big_iov(buf);
+	long msgs = ptl_st_counter("intra_msgs");
+	uint32_t me, md;
+	ptl_event_t ev;
+	double t0, t1;
+	struct eq eq;
+	pid_t child;
+	int status;
+
+	ASSERT_NE(NULL, iov);
+	ASSERT_EQ(0, eq_alloc(self->fd, self->ni, 8, &eq));
+	ASSERT_EQ(PTL_OK, me_attach(self->fd, self->ni, 6, 0, &me));
+	ASSERT_EQ(PTL_OK, md_make(self->fd, me, false, iov, BIG_NSEGS,
+				  PTL_MD_IOVEC | PTL_MD_OP_PUT, eq.handle,
+				  &md));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		char *src = pages(BIG_SEG / PAGE);
+		ptl_md_iovec_t *siov = big_iov(src);
+		uint32_t ni, smd;
+		int fd = dev_open();
+
+		if (!siov || ni_init(fd, PTL_PID_ANY, &ni, NULL) ||
+		    md_make(fd, ni, true, siov, BIG_NSEGS, PTL_MD_IOVEC,
+			    PTL_EQ_NONE, &smd))
+			_exit(1);
+		data_op(fd, PTL_DATA_PUT, smd, 0, PTL_NO_ACK_REQ, self->nid,
+			self->pid, 6, 0);
+		_exit(2);	/* the copy should not have finished */
+	}
+	/* The target matched: the copy starts now. */
+	t0 = now_ms();
+	while (ptl_st_counter("intra_msgs") == msgs && now_ms() - t0 < 60000 &&
+	       waitpid(child, &status, WNOHANG) == 0)
+		;
+	ASSERT_NE(msgs, ptl_st_counter("intra_msgs"));
+	t0 = now_ms();
+	kill(child, SIGKILL);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	t1 = now_ms();
+	ASSERT_TRUE(WIFSIGNALED(status));
+	TH_LOG("killed after the match; gone %.1f ms later", t1 - t0);
+	ASSERT_EQ(PTL_OK, eq_get(&eq, &ev));
+	EXPECT_EQ(PTL_EVENT_PUT_START, ev.type);
+	ASSERT_EQ(PTL_OK, eq_get(&eq, &ev));
+	EXPECT_EQ(PTL_EVENT_PUT_END, ev.type);
+	EXPECT_EQ(PTL_NI_FAIL, ev.ni_fail_type);
+	free(iov);
+}
+
+/* EQ_WAIT takes up to 65535 watches (a vmalloc-sized array). */
+TEST_F(dev, eq_wait_takes_the_largest_watch_list)
+{
+	struct ptl_ioc_eq_watch *w = calloc(65535, sizeof(*w));
+	struct ptl_ioc_eq_wait a = { .size = sizeof(a), .count = 65535 };
+	struct eq eq;
+
+	ASSERT_NE(NULL, w);
+	ASSERT_EQ(0, eq_alloc(self->fd, self->ni, 8, &eq));
+	for (int i = 0; i < 65535; i++) {
+		w[i].eq_handle = eq.handle;
+		w[i].expected_seq = eq.expected;
+	}
+	a.watches = (uintptr_t)w;
+	EXPECT_EQ(PTL_EQ_EMPTY, ioctl(self->fd, PTL_IOC_EQ_WAIT, &a));
+	a.count = 65536;
+	EXPECT_EQ(PTL_EQ_INVALID, ioctl(self->fd, PTL_IOC_EQ_WAIT, &a));
+	free(w);
+}
+
 TEST(kill_9_with_thousands_of_pinned_mds_leaves_nothing)
 {
-	long objects = sysfs_read("core_objects");
+	long objects = ptl_st_counter("core_objects");
 	int ready[2];
 	pid_t child;
 	char c;
@@ -1064,8 +1313,8 @@ TEST(kill_9_with_thousands_of_pinned_mds_leaves_nothing)
 		_exit(5);
 	}
 	ASSERT_EQ(1, read(ready[0], &c, 1));
-	EXPECT_EQ(2048, sysfs_read("pinned_pages"));
-	EXPECT_EQ(2048, sysfs_read("mds"));
+	EXPECT_EQ(2048, ptl_st_counter("pinned_pages"));
+	EXPECT_EQ(2048, ptl_st_counter("mds"));
 	ASSERT_EQ(0, kill(child, SIGKILL));
 	ASSERT_EQ(child, waitpid(child, NULL, 0));
 	EXPECT_EQ(0, sysfs_wait("pinned_pages", 0));

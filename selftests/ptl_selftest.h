@@ -354,6 +354,30 @@ static inline int ptl_peer_wait(struct ptl_peer *p)
 }
 
 /* Value of "Key:  N kB" from /proc/<pid>/status, or -1. */
+/* The number at the start of a file (sysfs, /proc), or -1. */
+static inline long ptl_st_read_long(const char *path)
+{
+	char buf[64];
+	long val = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		val = strtol(buf, NULL, 10);
+	fclose(f);
+	return val;
+}
+
+/* A counter of ptl.ko in /sys/class/misc/portals/, or -1. */
+static inline long ptl_st_counter(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/class/misc/portals/%s", name);
+	return ptl_st_read_long(path);
+}
+
 static inline long ptl_st_proc_status_kb(pid_t pid, const char *key)
 {
 	char path[64], line[256];
