@@ -63,3 +63,40 @@ vm_kver() {
 	done
 	die "no guest kernel found: install linux-image-amd64 or set KVER"
 }
+
+# Print "kvm" if KVM really runs a guest on this host, else "tcg".
+#
+# /dev/kvm existing is not enough: on some hosts (nested virtualisation,
+# this project's build machines) KVM guests hang in early boot or QEMU
+# aborts on an MSR the host refuses. The probe uses the same -cpu as the
+# runs and boots the guest kernel with no init and no disk, so it panics
+# at once, and gives it a few seconds to say so on the serial port. The verdict is
+# cached per host kernel, QEMU and guest kernel, so only the first run on
+# a machine pays for it (about 5 s when KVM hangs, under 1 s when it works).
+vm_probe_accel() {
+	local kernel=$1 key cache verdict out
+	if [[ ! -r /dev/kvm || ! -w /dev/kvm ]]; then
+		echo tcg
+		return
+	fi
+	key="$(uname -r)-$(qemu-system-x86_64 --version | head -1 | tr -c 'A-Za-z0-9.\n' _)"
+	key+="-$(basename "$kernel")"
+	cache=$VM_BUILD/kvm-probe/$key
+	if [[ -r $cache ]]; then
+		cat "$cache"
+		return
+	fi
+	mkdir -p "${cache%/*}"
+	out=$(timeout -s KILL 5 qemu-system-x86_64 -accel kvm -cpu max -m 256 \
+		-nodefaults -display none -no-reboot -serial stdio \
+		-kernel "$kernel" \
+		-append "console=ttyS0 panic=-1 init=/nonexistent root=/dev/null" \
+		2>/dev/null || true)
+	if grep -q "Kernel panic" <<<"$out"; then
+		verdict=kvm
+	else
+		verdict=tcg
+	fi
+	echo "$verdict" >"$cache"
+	echo "$verdict"
+}
