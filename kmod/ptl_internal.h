@@ -66,6 +66,7 @@
 #include <p3/nal_types.h>
 
 struct ptlc_ni;
+struct ptl_xfer;
 struct ptlc_md;
 struct ptlc_md_spec;
 struct ptlc_seg;
@@ -103,6 +104,7 @@ struct ptl_ni {
 	struct ptl_wake *wake;
 	spinlock_t swap_lock;	/* getput atomicity on this target */
 	struct xarray eq_maps;	/* mmap id -> struct ptl_eq_mem */
+	struct ptl_xfer *spare_xfer;	/* reused by data calls, see ptl_move.c */
 	bool active;		/* false: senders and waiters skip it */
 	u32 slot;
 	u32 pid;
@@ -217,6 +219,7 @@ __poll_t ptl_eq_poll(struct ptl_file *pf);
 
 /* ptl_move.c */
 long ptl_ioctl_data(struct ptl_file *pf, void *arg);
+void ptl_move_ni_release(struct ptl_ni *ni);
 int ptl_move_init(void);
 void ptl_move_exit(void);
 

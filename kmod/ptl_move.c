@@ -244,6 +244,34 @@ static void ptl_trace_request(struct ptl_xfer *x, u32 op)
 		trace_ptl_getput(&x->imsg.hdr);
 }
 
+/*
+ * Message storage without an allocation per call: each initiator NI keeps
+ * one spare ptl_xfer, taken and given back with xchg(). A sender's steady
+ * state reuses it; only concurrent data calls on one NI fall back to the
+ * slab cache.
+ */
+static struct ptl_xfer *ptl_xfer_get(struct ptl_ni *ni)
+{
+	struct ptl_xfer *x = xchg(&ni->spare_xfer, NULL);
+
+	return x ? x : kmem_cache_alloc(ptl_xfer_cache, GFP_KERNEL);
+}
+
+static void ptl_xfer_put(struct ptl_ni *ni, struct ptl_xfer *x)
+{
+	x = xchg(&ni->spare_xfer, x);
+	if (x)
+		kmem_cache_free(ptl_xfer_cache, x);
+}
+
+/* The NI is being freed: nobody can take its spare any more. */
+void ptl_move_ni_release(struct ptl_ni *ni)
+{
+	if (ni->spare_xfer)
+		kmem_cache_free(ptl_xfer_cache, ni->spare_xfer);
+	ni->spare_xfer = NULL;
+}
+
 long ptl_ioctl_data(struct ptl_file *pf, void *arg)
 {
 	struct ptl_ioc_data *args = arg;
@@ -258,7 +286,7 @@ long ptl_ioctl_data(struct ptl_file *pf, void *arg)
 			       args->put_md_handle : args->md_handle);
 	if (!ni)
 		return PTL_MD_INVALID;
-	x = kmem_cache_alloc(ptl_xfer_cache, GFP_KERNEL);
+	x = ptl_xfer_get(ni);
 	if (!x) {
 		rc = PTL_NO_SPACE;
 		goto out_put;
@@ -270,7 +298,7 @@ long ptl_ioctl_data(struct ptl_file *pf, void *arg)
 		ptl_trace_request(x, args->op);
 		ptl_send(x);
 	}
-	kmem_cache_free(ptl_xfer_cache, x);
+	ptl_xfer_put(ni, x);
 out_put:
 	ptl_ni_put(ni);
 	return rc;

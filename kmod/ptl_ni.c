@@ -94,6 +94,7 @@ static void ptl_ni_release(struct kref *ref)
 	ptl_eq_ni_teardown(ni);		/* the core no longer writes rings */
 	ptl_iface_release_pid(ni->iface, ni->pid);
 	ptl_wake_put(ni->wake);
+	ptl_move_ni_release(ni);
 	atomic_long_dec(&ptl_stats.nis);
 	call_rcu(&ni->rcu, ptl_ni_free_rcu);
 }
