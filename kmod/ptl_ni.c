@@ -114,8 +114,14 @@ static int ptl_ni_slot_of(ptl_handle_any_t h)
 	return array_index_nospec(slot, PTL_MAX_INTERFACES);
 }
 
-/* The NI that the object handle @h belongs to, by its slot; referenced. */
-struct ptl_ni *ptl_ni_lookup_any(struct ptl_file *pf, ptl_handle_any_t h)
+/*
+ * The NI in the slot that @h names, referenced; with @whole_handle, only if
+ * @h is that NI's own handle. Under RCU only struct ptl_ni is safe to read
+ * (a concurrent PtlNIFini may be destroying ni->core), so the handle is
+ * checked against the copy cached in it.
+ */
+static struct ptl_ni *ptl_ni_get(struct ptl_file *pf, ptl_handle_any_t h,
+				 bool whole_handle)
 {
 	struct ptl_ni *ni;
 	int slot;
@@ -125,32 +131,23 @@ struct ptl_ni *ptl_ni_lookup_any(struct ptl_file *pf, ptl_handle_any_t h)
 		return NULL;
 	rcu_read_lock();
 	ni = rcu_dereference(pf->ni[slot]);
-	if (ni && !kref_get_unless_zero(&ni->ref))
+	if (ni && ((whole_handle && READ_ONCE(ni->handle) != h) ||
+		   !kref_get_unless_zero(&ni->ref)))
 		ni = NULL;
 	rcu_read_unlock();
 	return ni;
 }
 
-/*
- * The NI named by @handle, referenced. Under RCU only struct ptl_ni is
- * safe to read (a concurrent PtlNIFini may be destroying ni->core), so the
- * handle is checked against the copy cached in it.
- */
+/* The NI that the object handle @h belongs to; the core checks @h itself. */
+struct ptl_ni *ptl_ni_lookup_any(struct ptl_file *pf, ptl_handle_any_t h)
+{
+	return ptl_ni_get(pf, h, false);
+}
+
+/* The NI named by the NI handle @handle. */
 struct ptl_ni *ptl_ni_lookup(struct ptl_file *pf, ptl_handle_ni_t handle)
 {
-	struct ptl_ni *ni;
-	int slot;
-
-	slot = ptl_ni_slot_of(handle);
-	if (slot < 0)
-		return NULL;
-	rcu_read_lock();
-	ni = rcu_dereference(pf->ni[slot]);
-	if (ni && (READ_ONCE(ni->handle) != handle ||
-		   !kref_get_unless_zero(&ni->ref)))
-		ni = NULL;
-	rcu_read_unlock();
-	return ni;
+	return ptl_ni_get(pf, handle, true);
 }
 
 static void ptl_ni_fill_init_reply(const struct ptl_ni *ni,
