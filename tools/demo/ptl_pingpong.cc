@@ -21,27 +21,17 @@
 #include <cstring>
 #include <string>
 
+#include "demo_common.h"
+
 namespace {
 
 constexpr ptl_pt_index_t kPortal = 5;
 constexpr ptl_match_bits_t kBits = 0x9191;
 constexpr std::size_t kMsg = 64;
 
-const char* g_who = "?";
-
-void Check(const char* what, int rc) {
-  if (rc == PTL_OK) return;
-  std::fprintf(stderr, "[%s] %s failed: %s\n", g_who, what, PtlErrorStr(rc));
-  std::exit(1);
-}
-
-// The next event, waiting at most 10 s.
-ptl_event_t Next(ptl_handle_eq_t eq) {
-  ptl_event_t ev;
-  int which;
-  Check("PtlEQPoll", PtlEQPoll(&eq, 1, 10000, &ev, &which));
-  return ev;
-}
+using demo::Check;
+using demo::g_who;
+using demo::NextEvent;
 
 // One side of the exchange: an interface, a receive buffer on the portal
 // and a bound send buffer, both reporting to one event queue.
@@ -49,27 +39,16 @@ class Side {
  public:
   explicit Side(const char* name) {
     g_who = name;
-    int max;
-    Check("PtlInit", PtlInit(&max));
-    Check("PtlNIInit", PtlNIInit(PTL_IFACE_DEFAULT, PTL_PID_ANY, nullptr, nullptr, &ni_));
+    ni_ = demo::OpenInterface();
     Check("PtlGetId", PtlGetId(ni_, &id_));
     Check("PtlEQAlloc", PtlEQAlloc(ni_, 64, PTL_EQ_HANDLER_NONE, &eq_));
     ptl_handle_me_t me;
     Check("PtlMEAttach", PtlMEAttach(ni_, kPortal, {PTL_NID_ANY, PTL_PID_ANY}, kBits, 0, PTL_RETAIN,
                                      PTL_INS_AFTER, &me));
-    ptl_md_t rx{};
-    rx.start = rx_.data();
-    rx.length = rx_.size();
-    rx.threshold = PTL_MD_THRESH_INF;
-    rx.options = PTL_MD_OP_PUT | PTL_MD_OP_GET | PTL_MD_MANAGE_REMOTE;
-    rx.eq_handle = eq_;
+    ptl_md_t rx =
+        demo::Md(rx_.data(), rx_.size(), PTL_MD_OP_PUT | PTL_MD_OP_GET | PTL_MD_MANAGE_REMOTE, eq_);
     Check("PtlMDAttach", PtlMDAttach(me, rx, PTL_RETAIN, &rx_md_));
-    ptl_md_t tx{};
-    tx.start = tx_.data();
-    tx.length = tx_.size();
-    tx.threshold = PTL_MD_THRESH_INF;
-    tx.options = PTL_MD_EVENT_START_DISABLE;
-    tx.eq_handle = eq_;
+    ptl_md_t tx = demo::Md(tx_.data(), tx_.size(), PTL_MD_EVENT_START_DISABLE, eq_);
     Check("PtlMDBind", PtlMDBind(ni_, tx, PTL_RETAIN, &tx_md_));
     std::printf("[%s] nid %u pid %u: receive buffer on portal %u, match bits %#llx\n", g_who,
                 id_.nid, id_.pid, kPortal, static_cast<unsigned long long>(kBits));
@@ -87,7 +66,7 @@ class Side {
     Check("PtlPut", PtlPut(tx_md_, PTL_ACK_REQ, peer, kPortal, 0, kBits, 0, text.size()));
     bool sent = false, acked = false;
     while (!sent || !acked) {
-      ptl_event_t ev = Next(eq_);
+      ptl_event_t ev = NextEvent(eq_);
       if (ev.type == PTL_EVENT_SEND_END) {
         sent = true;
         std::printf("[%s]   event SEND_END: %llu bytes left the send buffer\n", g_who,
@@ -104,9 +83,9 @@ class Side {
 
   // Waits for a put from the peer and checks it holds "expect".
   bool Receive(const std::string& expect) {
-    ptl_event_t start = Next(eq_);
+    ptl_event_t start = NextEvent(eq_);
     if (start.type != PTL_EVENT_PUT_START) Unexpected(start);
-    ptl_event_t end = Next(eq_);
+    ptl_event_t end = NextEvent(eq_);
     if (end.type != PTL_EVENT_PUT_END) Unexpected(end);
     const char* got = reinterpret_cast<const char*>(rx_.data());
     bool ok = std::strncmp(got, expect.c_str(), kMsg) == 0 && end.hdr_data == expect.size();
@@ -121,7 +100,7 @@ class Side {
     tx_.fill(0);
     std::printf("[%s] PtlGet %zu bytes from pid %u\n", g_who, kMsg, peer.pid);
     Check("PtlGet", PtlGet(tx_md_, peer, kPortal, 0, kBits, 0));
-    ptl_event_t ev = Next(eq_);
+    ptl_event_t ev = NextEvent(eq_);
     if (ev.type != PTL_EVENT_REPLY_END) Unexpected(ev);
     const char* got = reinterpret_cast<const char*>(tx_.data());
     bool ok = std::strncmp(got, expect.c_str(), kMsg) == 0;
@@ -133,8 +112,8 @@ class Side {
 
   // Events the peer's get caused here (GET_START, GET_END).
   void Served() {
-    ptl_event_t ev = Next(eq_);
-    if (ev.type == PTL_EVENT_GET_START) ev = Next(eq_);
+    ptl_event_t ev = NextEvent(eq_);
+    if (ev.type == PTL_EVENT_GET_START) ev = NextEvent(eq_);
     if (ev.type != PTL_EVENT_GET_END) Unexpected(ev);
     std::printf("[%s]   event GET_END: pid %u read %llu bytes of my buffer\n", g_who,
                 ev.initiator.pid, static_cast<unsigned long long>(ev.mlength));

@@ -22,19 +22,16 @@
 #include <string>
 #include <vector>
 
+#include "demo_common.h"
+
 namespace {
 
 constexpr ptl_pt_index_t kPortal = 6;
 constexpr ptl_match_bits_t kBits = 0x5709;
 constexpr std::size_t kMsg = 64;
 
-const char* g_who = "?";
-
-void Check(const char* what, int rc) {
-  if (rc == PTL_OK) return;
-  std::fprintf(stderr, "[%s] %s failed: %s\n", g_who, what, PtlErrorStr(rc));
-  std::exit(1);
-}
+using demo::Check;
+using demo::g_who;
 
 unsigned char Pattern(int msg, std::size_t i) { return static_cast<unsigned char>(msg * 31 + i); }
 
@@ -49,26 +46,18 @@ char State(pid_t pid) {
 
 int Receiver(int n, int wr) {
   g_who = "receiver";
-  int max;
-  ptl_handle_ni_t ni;
   ptl_process_id_t id;
   ptl_handle_eq_t eq;
   ptl_handle_me_t me;
   ptl_handle_md_t md;
   std::vector<unsigned char> buf(n * kMsg);
-  Check("PtlInit", PtlInit(&max));
-  Check("PtlNIInit", PtlNIInit(PTL_IFACE_DEFAULT, PTL_PID_ANY, nullptr, nullptr, &ni));
+  ptl_handle_ni_t ni = demo::OpenInterface();
   Check("PtlGetId", PtlGetId(ni, &id));
   Check("PtlEQAlloc", PtlEQAlloc(ni, 2 * n, PTL_EQ_HANDLER_NONE, &eq));
   Check("PtlMEAttach", PtlMEAttach(ni, kPortal, {PTL_NID_ANY, PTL_PID_ANY}, kBits, 0, PTL_RETAIN,
                                    PTL_INS_AFTER, &me));
-  ptl_md_t d{};
-  d.start = buf.data();
-  d.length = buf.size();
-  d.threshold = PTL_MD_THRESH_INF;
-  d.options = PTL_MD_OP_PUT;
-  d.eq_handle = eq;
-  Check("PtlMDAttach", PtlMDAttach(me, d, PTL_RETAIN, &md));
+  Check("PtlMDAttach",
+        PtlMDAttach(me, demo::Md(buf.data(), buf.size(), PTL_MD_OP_PUT, eq), PTL_RETAIN, &md));
   std::printf("[receiver] pid %u: buffer for %d messages of %zu bytes posted; stopping myself\n",
               id.pid, n, kMsg);
   if (write(wr, &id, sizeof(id)) != sizeof(id)) return 1;
@@ -108,34 +97,22 @@ int Sender(int n, pid_t receiver, int rd) {
   std::printf("[sender] receiver (Unix pid %d, Portals pid %u) is stopped: state %c\n", receiver,
               target.pid, State(receiver));
 
-  int max;
-  ptl_handle_ni_t ni;
   ptl_handle_eq_t eq;
   ptl_handle_md_t md;
   std::vector<unsigned char> src(n * kMsg);
   for (int m = 0; m < n; m++)
     for (std::size_t i = 0; i < kMsg; i++) src[m * kMsg + i] = Pattern(m, i);
-  Check("PtlInit", PtlInit(&max));
-  Check("PtlNIInit", PtlNIInit(PTL_IFACE_DEFAULT, PTL_PID_ANY, nullptr, nullptr, &ni));
+  ptl_handle_ni_t ni = demo::OpenInterface();
   Check("PtlEQAlloc", PtlEQAlloc(ni, 4 * n, PTL_EQ_HANDLER_NONE, &eq));
-  ptl_md_t d{};
-  d.start = src.data();
-  d.length = src.size();
-  d.threshold = PTL_MD_THRESH_INF;
-  d.options = PTL_MD_EVENT_START_DISABLE;
-  d.eq_handle = eq;
-  Check("PtlMDBind", PtlMDBind(ni, d, PTL_RETAIN, &md));
+  Check("PtlMDBind", PtlMDBind(ni, demo::Md(src.data(), src.size(), PTL_MD_EVENT_START_DISABLE, eq),
+                               PTL_RETAIN, &md));
   std::printf("[sender] putting %d messages with PtlPutRegion, ACK requested\n", n);
   for (int m = 0; m < n; m++)
     Check("PtlPutRegion",
           PtlPutRegion(md, m * kMsg, kMsg, PTL_ACK_REQ, target, kPortal, 0, kBits, 0, m));
   int acks = 0;
-  while (acks < n) {
-    ptl_event_t ev;
-    int which;
-    Check("PtlEQPoll", PtlEQPoll(&eq, 1, 10000, &ev, &which));
-    if (ev.type == PTL_EVENT_ACK) acks++;
-  }
+  while (acks < n)
+    if (demo::NextEvent(eq).type == PTL_EVENT_ACK) acks++;
   std::printf("[sender] %d ACKs back: every message is in the receiver's memory; state %c\n", acks,
               State(receiver));
   std::printf("[sender] waking the receiver with SIGCONT\n");
