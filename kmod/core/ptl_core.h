@@ -23,6 +23,13 @@
  * Entry points marked "may sleep" allocate with PTL_GFP_SLEEP before they
  * lock; the receive and finalize paths never allocate.
  *
+ * Memory accounting. Every byte the core allocates for an NI is first
+ * offered to ptlc_ops.charge (positive count, process context, no lock
+ * held), which may refuse: the call then fails with PTL_NO_SPACE and
+ * nothing is allocated. Frees return the same count (negative, any
+ * context, possibly under the NI lock). The glue uses it to cap what one
+ * user makes the kernel hold.
+ *
  * Handles (32 bits, see ptl_handle.c): index 0..15 (0xffff never valid),
  * NI slot 16..18, object type 19..20, generation 21..31. PTL_INVALID_HANDLE,
  * PTL_HANDLE_NONE and PTL_EQ_NONE therefore never name an object. Every MD
@@ -103,6 +110,11 @@ struct ptlc_ops {
 	void (*md_release)(void *glue, void *mem);
 	/* An event was written into an EQ. Atomic context, NI lock held. */
 	void (*eq_notify)(void *glue, void *eq_priv);
+	/*
+	 * May be NULL. bytes > 0: about to allocate, false refuses (process
+	 * context). bytes < 0: freed (any context, must not fail or sleep).
+	 */
+	bool (*charge)(void *glue, long bytes);
 };
 
 struct ptlc_ni_config {

@@ -57,7 +57,7 @@ int ptlc_eq_alloc(struct ptlc_ni *ni, ptl_event_t *ring, u32 nslots,
 
 	if (nslots < 2 || (nslots & (nslots - 1)) || !ring)
 		return PTL_NO_SPACE;
-	eq = ptlc_alloc(sizeof(*eq), PTL_GFP_SLEEP);
+	eq = ptlc_alloc(ni, sizeof(*eq));
 	if (!eq)
 		return PTL_NO_SPACE;
 	ring_prefill(ring, nslots);
@@ -72,18 +72,18 @@ int ptlc_eq_alloc(struct ptlc_ni *ni, ptl_event_t *ring, u32 nslots,
 		if (rc != PTL_FAIL)
 			break;
 		ptl_unlock(&ni->lock);
-		spare = ptlc_chunk_alloc();
+		spare = ptlc_chunk_alloc(ni);
 		if (!spare) {
-			ptlc_free(eq);
+			ptlc_free(ni, eq, sizeof(*eq));
 			return PTL_NO_SPACE;
 		}
 	}
 	if (rc == PTL_OK)
 		*out = ptlc_htab_handle(&ni->eqs, eq->index);
 	ptl_unlock(&ni->lock);
-	ptlc_free(spare);
+	ptlc_chunk_free(ni, spare);
 	if (rc)
-		ptlc_free(eq);
+		ptlc_free(ni, eq, sizeof(*eq));
 	return rc;
 }
 
@@ -94,7 +94,7 @@ int ptlc_eq_alloc(struct ptlc_ni *ni, ptl_event_t *ring, u32 nslots,
 void ptlc_eq_destroy(struct ptlc_ni *ni, struct ptlc_eq *eq)
 {
 	ptlc_htab_remove(&ni->eqs, eq->index);
-	ptlc_free(eq);
+	ptlc_free(ni, eq, sizeof(*eq));
 }
 
 int ptlc_eq_free(struct ptlc_ni *ni, ptl_handle_eq_t h, void **eq_priv)

@@ -70,12 +70,12 @@ void ptlc_htab_init(struct ptlc_htab *tab, enum ptlc_obj_type type,
 			next_gen(gen_seed);
 }
 
-void ptlc_htab_destroy(struct ptlc_htab *tab)
+void ptlc_htab_destroy(struct ptlc_ni *ni, struct ptlc_htab *tab)
 {
 	unsigned int i;
 
 	for (i = 0; i < PTLC_NCHUNKS; i++) {
-		ptlc_free(tab->chunks[i]);
+		ptlc_chunk_free(ni, tab->chunks[i]);
 		tab->chunks[i] = NULL;
 	}
 }
@@ -86,10 +86,14 @@ static struct ptlc_slot *slot_at(const struct ptlc_htab *tab, u32 index)
 			   [index & (PTLC_CHUNK_SLOTS - 1)];
 }
 
-void *ptlc_chunk_alloc(void)
+void *ptlc_chunk_alloc(struct ptlc_ni *ni)
 {
-	return ptlc_alloc(sizeof(struct ptlc_slot) * PTLC_CHUNK_SLOTS,
-			  PTL_GFP_SLEEP);
+	return ptlc_alloc(ni, sizeof(struct ptlc_slot) * PTLC_CHUNK_SLOTS);
+}
+
+void ptlc_chunk_free(struct ptlc_ni *ni, void *chunk)
+{
+	ptlc_free(ni, chunk, sizeof(struct ptlc_slot) * PTLC_CHUNK_SLOTS);
 }
 
 bool ptlc_htab_needs_chunk(const struct ptlc_htab *tab)

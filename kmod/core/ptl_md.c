@@ -44,6 +44,12 @@ void ptlc_md_snapshot(struct ptlc_ni *ni, const struct ptlc_md *md,
 
 /* ---- creation ---- */
 
+/* Bytes of an iovec MD's segment array (one spare: never a 0-byte alloc). */
+static size_t segs_bytes(unsigned int nsegs)
+{
+	return sizeof(struct ptlc_seg) * ((size_t)nsegs + 1);
+}
+
 /* Checks what needs no lock and builds the MD's segment list. */
 static int md_prepare(struct ptlc_ni *ni, const struct ptlc_md_spec *spec,
 		      struct ptlc_md **out)
@@ -69,14 +75,13 @@ static int md_prepare(struct ptlc_ni *ni, const struct ptlc_md_spec *spec,
 		return PTL_MD_ILLEGAL;
 	}
 
-	md = ptlc_alloc(sizeof(*md), PTL_GFP_SLEEP);
+	md = ptlc_alloc(ni, sizeof(*md));
 	if (!md)
 		return PTL_NO_SPACE;
 	if (d->options & PTL_MD_IOVEC) {
-		md->segs = ptlc_alloc(sizeof(*md->segs) * (spec->nsegs + 1),
-				      PTL_GFP_SLEEP);
+		md->segs = ptlc_alloc(ni, segs_bytes(spec->nsegs));
 		if (!md->segs) {
-			ptlc_free(md);
+			ptlc_free(ni, md, sizeof(*md));
 			return PTL_NO_SPACE;
 		}
 		if (spec->nsegs)
@@ -100,11 +105,18 @@ static int md_prepare(struct ptlc_ni *ni, const struct ptlc_md_spec *spec,
 	return PTL_OK;
 }
 
-static void md_free(struct ptlc_md *md)
+/* The segments of an iovec MD and their allocation (never empty). */
+static void free_segs(struct ptlc_ni *ni, struct ptlc_seg *segs,
+		      unsigned int nsegs)
+{
+	ptlc_free(ni, segs, segs_bytes(nsegs));
+}
+
+static void md_free(struct ptlc_ni *ni, struct ptlc_md *md)
 {
 	if (md->segs != &md->inline_seg)
-		ptlc_free(md->segs);
-	ptlc_free(md);
+		free_segs(ni, md->segs, md->nsegs);
+	ptlc_free(ni, md, sizeof(*md));
 }
 
 /* An EQ handle for an MD: none, or a live EQ of this NI. */
@@ -147,7 +159,7 @@ static int md_install(struct ptlc_ni *ni, struct ptlc_md *md, bool bind,
 		if (rc != PTL_FAIL)
 			break;
 		ptl_unlock(&ni->lock);
-		spare = ptlc_chunk_alloc();
+		spare = ptlc_chunk_alloc(ni);
 		if (!spare)
 			return PTL_NO_SPACE;
 	}
@@ -159,7 +171,7 @@ static int md_install(struct ptlc_ni *ni, struct ptlc_md *md, bool bind,
 		*out = ptlc_md_handle(ni, md);
 	}
 	ptl_unlock(&ni->lock);
-	ptlc_free(spare);
+	ptlc_chunk_free(ni, spare);
 	return rc;
 }
 
@@ -177,7 +189,7 @@ static int md_create(struct ptlc_ni *ni, bool bind, ptl_handle_me_t me_h,
 	rc = md_install(ni, md, bind, me_h, out);
 	if (rc) {
 		md->mem = NULL;		/* still the glue's */
-		md_free(md);
+		md_free(ni, md);
 	}
 	return rc;
 }
@@ -215,7 +227,7 @@ void ptlc_md_destroy(struct ptlc_ni *ni, struct ptlc_md *md)
 	}
 	ptlc_htab_remove(&ni->mds, md->index);
 	release_mem(ni, md->mem);
-	md_free(md);
+	md_free(ni, md);
 }
 
 int ptlc_md_unlink(struct ptlc_ni *ni, ptl_handle_md_t h)
@@ -302,22 +314,27 @@ static int update_allowed(struct ptlc_ni *ni, const struct ptlc_md *md,
 	return PTL_OK;
 }
 
-/* Moves the new description into md; returns what the old one owned. */
-static void update_apply(struct ptlc_md *md, struct ptlc_md *fresh,
-			 struct ptlc_seg **old_alloc, void **old_mem)
+/*
+ * Moves the new description into md. fresh takes what md owned (its
+ * segments and mem), to be freed with it.
+ */
+static void update_apply(struct ptlc_md *md, struct ptlc_md *fresh)
 {
-	*old_alloc = md->segs != &md->inline_seg ? md->segs : NULL;
-	*old_mem = md->mem;
-	md->desc = fresh->desc;
-	md->length = fresh->length;
-	md->nsegs = fresh->nsegs;
-	md->mem = fresh->mem;
-	if (fresh->segs == &fresh->inline_seg) {
-		md->inline_seg = fresh->inline_seg;
-		md->segs = &md->inline_seg;
-	} else {
-		md->segs = fresh->segs;
-	}
+	struct ptlc_md next = *fresh;
+
+	fresh->segs = md->segs == &md->inline_seg ? &fresh->inline_seg :
+						      md->segs;
+	fresh->inline_seg = md->inline_seg;
+	fresh->nsegs = md->nsegs;
+	fresh->mem = md->mem;
+
+	md->desc = next.desc;
+	md->length = next.length;
+	md->nsegs = next.nsegs;
+	md->mem = next.mem;
+	md->inline_seg = next.inline_seg;
+	md->segs = next.segs == &fresh->inline_seg ? &md->inline_seg :
+						     next.segs;
 	md->local_offset = 0;
 	md->maxed = false;
 }
@@ -329,7 +346,6 @@ int ptlc_md_update(struct ptlc_ni *ni, ptl_handle_md_t h, ptl_md_t *old_md,
 		   ptl_seq_t eq_consumer_seq)
 {
 	struct ptlc_md *fresh = NULL, *md;
-	struct ptlc_seg *old_alloc = NULL;
 	void *old_mem = NULL;
 	int rc;
 
@@ -353,17 +369,16 @@ int ptlc_md_update(struct ptlc_ni *ni, ptl_handle_md_t h, ptl_md_t *old_md,
 	if (!rc)
 		rc = update_allowed(ni, md, eq, eq_consumer_seq);
 	if (!rc) {
-		update_apply(md, fresh, &old_alloc, &old_mem);
-		fresh->segs = &fresh->inline_seg;	/* now md's */
-		fresh->mem = NULL;
+		update_apply(md, fresh);
+		old_mem = fresh->mem;
 	}
 out:
 	ptl_unlock(&ni->lock);
 	if (fresh) {
-		fresh->mem = NULL;	/* on failure the glue keeps it */
-		md_free(fresh);
+		/* On failure the glue keeps the new mem; else it is md's. */
+		fresh->mem = NULL;
+		md_free(ni, fresh);
 	}
-	ptlc_free(old_alloc);
 	if (old_mem)
 		release_mem(ni, old_mem);
 	return rc;

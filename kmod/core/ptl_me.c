@@ -62,7 +62,7 @@ static int me_create(struct ptlc_ni *ni, const struct me_params *p,
 	void *spare = NULL;
 	int rc;
 
-	me = ptlc_alloc(sizeof(*me), PTL_GFP_SLEEP);
+	me = ptlc_alloc(ni, sizeof(*me));
 	if (!me)
 		return PTL_NO_SPACE;
 	me->match_id = p->match_id;
@@ -81,9 +81,9 @@ static int me_create(struct ptlc_ni *ni, const struct me_params *p,
 		/* Needs a new table chunk: allocate it unlocked, retry. */
 		ptlc_pt_remove(ni, me);
 		ptl_unlock(&ni->lock);
-		spare = ptlc_chunk_alloc();
+		spare = ptlc_chunk_alloc(ni);
 		if (!spare) {
-			ptlc_free(me);
+			ptlc_free(ni, me, sizeof(*me));
 			return PTL_NO_SPACE;
 		}
 	}
@@ -92,9 +92,9 @@ static int me_create(struct ptlc_ni *ni, const struct me_params *p,
 	else if (!ptlc_list_empty(&me->link))
 		ptlc_pt_remove(ni, me);
 	ptl_unlock(&ni->lock);
-	ptlc_free(spare);
+	ptlc_chunk_free(ni, spare);
 	if (rc)
-		ptlc_free(me);
+		ptlc_free(ni, me, sizeof(*me));
 	return rc;
 }
 
@@ -146,7 +146,7 @@ void ptlc_me_destroy(struct ptlc_ni *ni, struct ptlc_me *me)
 	PTL_WARN_ON(me->md);
 	ptlc_pt_remove(ni, me);
 	ptlc_htab_remove(&ni->mes, me->index);
-	ptlc_free(me);
+	ptlc_free(ni, me, sizeof(*me));
 }
 
 /*

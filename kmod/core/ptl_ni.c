@@ -10,21 +10,46 @@ static ptl_atomic_t ptlc_objects;
 /* Seeds NI handle and slot generations so incarnations differ. */
 static ptl_atomic_t ptlc_incarnations;
 
-void *ptlc_alloc(size_t size, enum ptl_gfp gfp)
+static bool charge(const struct ptlc_ops *ops, void *glue, long bytes)
 {
-	void *p = ptl_zalloc(size, gfp);
+	return !ops || !ops->charge || ops->charge(glue, bytes);
+}
 
-	if (p)
-		ptl_atomic_inc(&ptlc_objects);
+/* Charged first, so a user at its limit cannot make the kernel allocate. */
+static void *alloc_charged(const struct ptlc_ops *ops, void *glue,
+			   size_t size)
+{
+	void *p;
+
+	if (!charge(ops, glue, (long)size))
+		return NULL;
+	p = ptl_zalloc(size, PTL_GFP_SLEEP);
+	if (!p) {
+		charge(ops, glue, -(long)size);
+		return NULL;
+	}
+	ptl_atomic_inc(&ptlc_objects);
 	return p;
 }
 
-void ptlc_free(const void *p)
+static void free_charged(const struct ptlc_ops *ops, void *glue,
+			 const void *p, size_t size)
 {
 	if (!p)
 		return;
 	ptl_atomic_dec(&ptlc_objects);
 	ptl_free(p);
+	charge(ops, glue, -(long)size);
+}
+
+void *ptlc_alloc(struct ptlc_ni *ni, size_t size)
+{
+	return alloc_charged(ni->ops, ni->glue, size);
+}
+
+void ptlc_free(struct ptlc_ni *ni, const void *p, size_t size)
+{
+	free_charged(ni->ops, ni->glue, p, size);
 }
 
 long ptlc_live_objects(void)
@@ -86,6 +111,16 @@ static void init_tables(struct ptlc_ni *ni, u32 seed)
 	ptlc_acl_init(ni);
 }
 
+static size_t pt_bytes(const struct ptlc_ni *ni)
+{
+	return sizeof(*ni->pt) * ((size_t)ni->limits.max_pt_index + 1);
+}
+
+static size_t acl_bytes(const struct ptlc_ni *ni)
+{
+	return sizeof(*ni->acl) * ((size_t)ni->limits.max_ac_index + 1);
+}
+
 int ptlc_ni_create(const struct ptlc_ni_config *cfg, struct ptlc_ni **out)
 {
 	struct ptlc_ni *ni;
@@ -93,18 +128,18 @@ int ptlc_ni_create(const struct ptlc_ni_config *cfg, struct ptlc_ni **out)
 
 	if (cfg->slot >= PTLC_MAX_NI_SLOTS)
 		return PTL_FAIL;
-	ni = ptlc_alloc(sizeof(*ni), PTL_GFP_SLEEP);
+	ni = alloc_charged(cfg->ops, cfg->glue, sizeof(*ni));
 	if (!ni)
 		return PTL_NO_SPACE;
+	ni->ops = cfg->ops;
+	ni->glue = cfg->glue;
 	negotiate_limits(cfg->desired, &ni->limits);
-	ni->pt = ptlc_alloc(sizeof(*ni->pt) * (ni->limits.max_pt_index + 1),
-			    PTL_GFP_SLEEP);
-	ni->acl = ptlc_alloc(sizeof(*ni->acl) * (ni->limits.max_ac_index + 1),
-			     PTL_GFP_SLEEP);
+	ni->pt = ptlc_alloc(ni, pt_bytes(ni));
+	ni->acl = ptlc_alloc(ni, acl_bytes(ni));
 	if (!ni->pt || !ni->acl) {
-		ptlc_free(ni->pt);
-		ptlc_free(ni->acl);
-		ptlc_free(ni);
+		ptlc_free(ni, ni->pt, pt_bytes(ni));
+		ptlc_free(ni, ni->acl, acl_bytes(ni));
+		ptlc_free(ni, ni, sizeof(*ni));
 		return PTL_NO_SPACE;
 	}
 	ptl_lock_init(&ni->lock);
@@ -113,8 +148,6 @@ int ptlc_ni_create(const struct ptlc_ni_config *cfg, struct ptlc_ni **out)
 	ni->pid = cfg->pid;
 	ni->uid = cfg->uid;
 	ni->jid = cfg->jid;
-	ni->ops = cfg->ops;
-	ni->glue = cfg->glue;
 	seed = next_incarnation();
 	ni->gen = (seed >> 7) & PTLC_H_GEN_MASK;
 	if (!ni->gen)
@@ -142,13 +175,13 @@ void ptlc_ni_destroy(struct ptlc_ni *ni)
 		ptlc_eq_destroy(ni, obj);
 	ptl_unlock(&ni->lock);
 
-	ptlc_htab_destroy(&ni->mes);
-	ptlc_htab_destroy(&ni->mds);
-	ptlc_htab_destroy(&ni->eqs);
+	ptlc_htab_destroy(ni, &ni->mes);
+	ptlc_htab_destroy(ni, &ni->mds);
+	ptlc_htab_destroy(ni, &ni->eqs);
 	ptl_lock_destroy(&ni->lock);
-	ptlc_free(ni->pt);
-	ptlc_free(ni->acl);
-	ptlc_free(ni);
+	ptlc_free(ni, ni->pt, pt_bytes(ni));
+	ptlc_free(ni, ni->acl, acl_bytes(ni));
+	ptlc_free(ni, ni, sizeof(*ni));
 }
 
 ptl_handle_ni_t ptlc_ni_handle(const struct ptlc_ni *ni)

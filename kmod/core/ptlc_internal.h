@@ -101,7 +101,7 @@ struct ptlc_htab {
 ptl_handle_any_t ptlc_handle_make(u32 type, u32 slot, u32 gen, u32 index);
 void ptlc_htab_init(struct ptlc_htab *tab, enum ptlc_obj_type type,
 		    u32 slot, u32 limit, u32 gen_seed);
-void ptlc_htab_destroy(struct ptlc_htab *tab);
+void ptlc_htab_destroy(struct ptlc_ni *ni, struct ptlc_htab *tab);
 bool ptlc_htab_needs_chunk(const struct ptlc_htab *tab);
 /* Stores obj; *spare (a zeroed chunk, may be NULL) is used if needed. */
 int ptlc_htab_insert(struct ptlc_htab *tab, void *obj, void **spare,
@@ -113,7 +113,8 @@ void *ptlc_htab_lookup(const struct ptlc_htab *tab, ptl_handle_any_t h);
 void *ptlc_htab_lookup_gen(const struct ptlc_htab *tab, u32 index, u32 gen);
 /* Next live object at index >= *pos (advanced past it); for teardown. */
 void *ptlc_htab_next(const struct ptlc_htab *tab, u32 *pos);
-void *ptlc_chunk_alloc(void);
+void *ptlc_chunk_alloc(struct ptlc_ni *ni);
+void ptlc_chunk_free(struct ptlc_ni *ni, void *chunk);
 
 /* ---- objects ---- */
 
@@ -193,8 +194,13 @@ struct ptlc_ni {
 
 /* ---- allocation with leak accounting (ptl_ni.c) ---- */
 
-void *ptlc_alloc(size_t size, enum ptl_gfp gfp);
-void ptlc_free(const void *p);
+/*
+ * Charged to the NI's owner (ptlc_ops.charge) before allocating; NULL if
+ * refused or out of memory. Process context, no lock held.
+ */
+void *ptlc_alloc(struct ptlc_ni *ni, size_t size);
+/* Frees what ptlc_alloc(ni, size) returned, uncharging size. Any context. */
+void ptlc_free(struct ptlc_ni *ni, const void *p, size_t size);
 
 /* ---- portal table and match list (ptl_pt.c) ---- */
 

@@ -13,6 +13,7 @@ extern "C" {
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -30,6 +31,9 @@ struct GlueLog {
   int released = 0;
   std::vector<void*> released_mem;
   int notified = 0;
+  long charged = 0;                                // bytes the core holds now
+  long budget = std::numeric_limits<long>::max();  // refuse charges past it
+  int refused = 0;
 };
 
 inline void RecordRelease(void* glue, void* mem) {
@@ -40,7 +44,18 @@ inline void RecordRelease(void* glue, void* mem) {
 
 inline void RecordNotify(void* glue, void* /*eq_priv*/) { static_cast<GlueLog*>(glue)->notified++; }
 
-inline const ptlc_ops kOps{RecordRelease, RecordNotify};
+inline bool RecordCharge(void* glue, long bytes) {
+  auto* log = static_cast<GlueLog*>(glue);
+  if (bytes > 0 && log->charged + bytes > log->budget) {
+    log->refused++;
+    return false;
+  }
+  log->charged += bytes;
+  EXPECT_GE(log->charged, 0) << "the core returned more than it charged";
+  return true;
+}
+
+inline const ptlc_ops kOps{RecordRelease, RecordNotify, RecordCharge};
 
 // An event queue whose ring lives in test memory.
 class Eq {
@@ -117,7 +132,11 @@ class Ni {
   Ni& operator=(const Ni&) = delete;
 
   void Destroy() {
-    if (ni_) ptlc_ni_destroy(ni_);
+    if (ni_) {
+      ptlc_ni_destroy(ni_);
+      // Every byte charged over the NI's life is returned with it.
+      EXPECT_EQ(log_.charged, 0);
+    }
     ni_ = nullptr;
   }
   ptlc_ni* get() const { return ni_; }
