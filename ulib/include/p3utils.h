@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Small helpers the reference test programs use: MIN/MAX, message output
- * and millisecond timeouts. Header-only; nothing here is in the library.
+ * and millisecond timeouts. Header-only except p3_out.
  */
 #ifndef P3UTILS_H
 #define P3UTILS_H
@@ -22,8 +22,23 @@
 #define P3MSG_INFO	"INFO: "
 #define P3MSG_DEBUG	"DEBUG: "
 
-#define p3_print(...)	fprintf(stderr, __VA_ARGS__)
-#define p3_flush()	fflush(stderr)
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Where the library and these helpers print (debug dumps, traces, notes):
+ * stderr until the program points it elsewhere (the reference programs'
+ * "-e file" option does). Defined in libptl-user.
+ */
+extern FILE *p3_out;
+
+#ifdef __cplusplus
+}
+#endif
+
+#define p3_print(...)	fprintf(p3_out, __VA_ARGS__)
+#define p3_flush()	fflush(p3_out)
 #define PTL_ROAD()	abort()
 
 /* A deadline; all-zero means "no timeout". */

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "debug_trace.h"
 #include "library.h"
 #include "rank.h"
 
@@ -154,7 +155,8 @@ int PtlSetRank(ptl_handle_ni_t ni, unsigned rank, unsigned group_size) {
       // The job id is the launcher's to set; a PTL_MY_JID the kernel does
       // not confirm is reported and otherwise ignored.
       if (jid && PtlSetJID(*jid) != PTL_OK)
-        std::fprintf(stderr, "portals: PTL_MY_JID=%u ignored: job ids come from ptlrun\n", *jid);
+        std::fprintf(ptl::Out(), "portals: PTL_MY_JID=%u ignored: job ids come from ptlrun\n",
+                     *jid);
     } else {
       if (rank >= group_size) return PTL_FAIL;
       g.rank = rank;

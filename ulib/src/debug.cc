@@ -3,6 +3,7 @@
 // The Portals state itself lives in ptl.ko; the dumps show this process's
 // view of it (NIs, EQ rings, match-list lengths from the status registers).
 #include <p3api/debug.h>
+#include <p3utils.h>
 #include <portals3.h>
 
 #include <cstdarg>
@@ -13,7 +14,12 @@
 
 using ptl::Library;
 
+// Exported (<p3utils.h>); the reference programs assign it.
+FILE* p3_out = stderr;
+
 namespace ptl {
+
+FILE* Out() { return p3_out ? p3_out : stderr; }
 
 void Trace(ptl_handle_ni_t ni, unsigned bit, const char* fmt, ...) {
   unsigned mask = 0;
@@ -24,14 +30,14 @@ void Trace(ptl_handle_ni_t ni, unsigned bit, const char* fmt, ...) {
   if (!(mask & bit)) return;
   va_list ap;
   va_start(ap, fmt);
-  std::fputs("portals: ", stderr);
-  std::vfprintf(stderr, fmt, ap);
-  std::fputc('\n', stderr);
+  std::fputs("portals: ", Out());
+  std::vfprintf(Out(), fmt, ap);
+  std::fputc('\n', Out());
   va_end(ap);
 }
 
 void TraceEvent(ptl_handle_eq_t eq, int rc, const ptl_event_t& ev) {
-  std::fprintf(stderr,
+  std::fprintf(Out(),
                "portals: EQ %#x %s%s seq %u from nid %u pid %u pt %u mb %#llx rlen %llu "
                "mlen %llu off %llu md %#x ni_fail %u\n",
                eq, PtlEventKindStr(ev.type), rc == PTL_EQ_DROPPED ? " (after a drop)" : "",
@@ -76,7 +82,7 @@ int PtlTblDump(ptl_handle_ni_t ni_handle, int pt_index) {
 
   int first = pt_index < 0 ? 0 : pt_index;
   int last = pt_index < 0 ? max_pt : pt_index;
-  std::fprintf(stderr, "portals: NI %#x portal table (%d entries)\n", ni_handle, max_pt + 1);
+  std::fprintf(ptl::Out(), "portals: NI %#x portal table (%d entries)\n", ni_handle, max_pt + 1);
   for (int pt = first; pt <= last; ++pt) {
     ptl_sr_value_t len = 0, max = 0;
     int rc = PtlNIStatus(ni_handle, PTL_SR_MLIST_LEN(static_cast<unsigned>(pt)), &len);
@@ -84,7 +90,7 @@ int PtlTblDump(ptl_handle_ni_t ni_handle, int pt_index) {
     rc = PtlNIStatus(ni_handle, PTL_SR_MLIST_MAX(static_cast<unsigned>(pt)), &max);
     if (rc != PTL_OK) return rc;
     if (len || pt_index >= 0)
-      std::fprintf(stderr, "portals:   pt %d: %llu MEs (at most %llu so far)\n", pt,
+      std::fprintf(ptl::Out(), "portals:   pt %d: %llu MEs (at most %llu so far)\n", pt,
                    static_cast<unsigned long long>(len), static_cast<unsigned long long>(max));
   }
   return PTL_OK;
@@ -95,7 +101,7 @@ int PtlMEDump(ptl_handle_me_t me_handle) {
   int rc = PtlNIHandle(me_handle, &ni);
   if (rc == PTL_HANDLE_INVALID) return PTL_ME_INVALID;
   if (rc != PTL_OK) return rc;
-  std::fprintf(stderr, "portals: ME %#x on NI %#x (match list state is in ptl.ko)\n", me_handle,
+  std::fprintf(ptl::Out(), "portals: ME %#x on NI %#x (match list state is in ptl.ko)\n", me_handle,
                ni);
   return PTL_OK;
 }
@@ -111,10 +117,11 @@ int PtlNIEqDump(ptl_handle_ni_t ni_handle) {
         }))
       return PTL_NO_INIT;
     if (!known) return PTL_NI_INVALID;
-    std::fprintf(stderr, "portals: NI %#x: %zu event queue(s)\n", ni_handle, eqs.size());
+    std::fprintf(ptl::Out(), "portals: NI %#x: %zu event queue(s)\n", ni_handle, eqs.size());
     for (auto& eq : eqs) {
       std::lock_guard lock(eq->mutex);
-      std::fprintf(stderr, "portals:   EQ %#x: %u slots, next sequence %u, %u event(s) waiting%s\n",
+      std::fprintf(ptl::Out(),
+                   "portals:   EQ %#x: %u slots, next sequence %u, %u event(s) waiting%s\n",
                    eq->handle, eq->reader.nslots(), eq->reader.expected(), eq->reader.Pending(),
                    eq->handler ? ", handler set" : "");
     }

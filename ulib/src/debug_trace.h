@@ -4,9 +4,15 @@
 
 #include <portals3.h>
 
+#include <cstdio>
+
 namespace ptl {
 
-// Prints "portals: <message>" to stderr if `bit` is set in the NI's mask.
+// Where the library prints: p3_out (<p3utils.h>), or stderr if a program
+// set it to NULL.
+FILE* Out();
+
+// Prints "portals: <message>" to Out() if `bit` is set in the NI's mask.
 void Trace(ptl_handle_ni_t ni, unsigned bit, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

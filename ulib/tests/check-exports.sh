@@ -6,7 +6,7 @@ set -eu
 lib="$1"
 syms=$(nm -D --defined-only "$lib")
 extra=$(echo "$syms" | awk '{print $3}' |
-	grep -v -E '^(Ptl[A-Za-z]+|ptl_err_str)(@@?PTL_3\.3)?$' |
+	grep -v -E '^(Ptl[A-Za-z]+|ptl_err_str|p3_out)(@@?PTL_3\.3)?$' |
 	grep -v -E '^PTL_3\.3$' || true)
 if [ -n "$extra" ]; then
 	echo "unexpected exported symbols:" >&2
@@ -30,6 +30,8 @@ if [ -n "$missing" ]; then
 fi
 echo "$syms" | grep -q -E ' [DR] ptl_err_str(@@PTL_3\.3)?$' ||
 	{ echo "ptl_err_str not exported" >&2; exit 1; }
+echo "$syms" | grep -q -E ' [BD] p3_out(@@PTL_3\.3)?$' ||
+	{ echo "p3_out not exported" >&2; exit 1; }
 count=$(echo "$syms" | grep -c ' T Ptl' || true)
 [ "$count" -ge 44 ] || { echo "only $count API functions exported" >&2; exit 1; }
 echo "exports ok: $count API functions"
