@@ -189,8 +189,13 @@ static int ptl_open(struct inode *inode, struct file *file)
 	pf = kzalloc(sizeof(*pf), GFP_KERNEL_ACCOUNT);
 	if (!pf)
 		return -ENOMEM;
+	if (ptl_acct_init(&pf->acct, file)) {
+		kfree(pf);
+		return -ENOMEM;
+	}
 	pf->wake = ptl_wake_alloc();
 	if (!pf->wake) {
+		ptl_acct_release(&pf->acct);
 		kfree(pf);
 		return -ENOMEM;
 	}
@@ -213,6 +218,7 @@ static int ptl_release(struct inode *inode, struct file *file)
 	ptl_file_release_nis(pf);
 	ptl_mem_flush();
 	ptl_wake_put(pf->wake);
+	ptl_acct_release(&pf->acct);
 	mutex_destroy(&pf->lock);
 	kfree(pf);
 	atomic_long_dec(&ptl_stats.open_files);

@@ -2,7 +2,7 @@
 /*
  * Event queue memory, mmap, waiting and poll.
  *
- * An EQ's ring is vmalloc_user() memory that the core writes (under its NI
+ * An EQ's ring is vmalloc memory that the core writes (under its NI
  * lock) and the process maps read-only; its consumer index lives in a
  * separate page the process maps read-write (struct ptl_eq_ctl), which the
  * kernel reads only to answer poll(). Both are in a refcounted struct
@@ -17,6 +17,9 @@
  * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK. The size is checked
  * before anything is allocated (a huge vmalloc that fails would log an
  * allocation warning); the charge is returned when the memory is released.
+ * The memory is also allocated with __GFP_ACCOUNT, so the creator's memory
+ * cgroup pays for it (vmalloc_user() would not charge it: hence
+ * __vmalloc() and a mapping made page by page).
  *
  * mmap offsets name the NI slot, the EQ's id in that NI's table and the
  * part (ring or control page); see ptl_eq_key().
@@ -56,6 +59,28 @@ static unsigned long ptl_eq_key(u32 slot, u32 id, unsigned long part)
 }
 
 /* ---- EQ memory ---- */
+
+/* Zeroed, charged to the caller's memory cgroup; see the top. */
+static void *ptl_eq_vzalloc(size_t bytes)
+{
+	return __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+}
+
+/* Maps @size bytes of vmalloc memory at @addr into @vma, from its start. */
+static int ptl_eq_map_pages(struct vm_area_struct *vma, void *addr,
+			    size_t size)
+{
+	size_t off;
+	int err;
+
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(addr + off));
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 static void ptl_eq_mem_free_rcu(struct rcu_head *head)
 {
@@ -98,8 +123,8 @@ static struct ptl_eq_mem *ptl_eq_mem_alloc(u32 nslots)
 		goto err_uncharge;
 	em->nslots = nslots;
 	em->ring_bytes = ring_bytes;
-	em->ring = vmalloc_user(em->ring_bytes);
-	em->ctl = vmalloc_user(PAGE_SIZE);
+	em->ring = ptl_eq_vzalloc(em->ring_bytes);
+	em->ctl = ptl_eq_vzalloc(PAGE_SIZE);
 	if (!em->ring || !em->ctl) {
 		vfree(em->ring);
 		vfree(em->ctl);
@@ -153,7 +178,7 @@ static int ptl_eq_create(struct ptl_ni *ni, u32 nslots,
 	em->pid = ni->pid;
 	em->handle = PTL_EQ_NONE;
 	if (xa_alloc(&ni->eq_maps, &em->id, em, XA_LIMIT(1, PTL_MAP_ID_MAX),
-		     GFP_KERNEL)) {
+		     GFP_KERNEL_ACCOUNT)) {
 		ptl_eq_mem_put(em);
 		return PTL_NO_SPACE;
 	}
@@ -343,7 +368,7 @@ int ptl_eq_mmap(struct ptl_file *pf, struct vm_area_struct *vma)
 		vma->vm_flags &= ~VM_MAYWRITE;
 	}
 	if (!err)
-		err = remap_vmalloc_range(vma, addr, 0);
+		err = ptl_eq_map_pages(vma, addr, size);
 	if (err) {
 		ptl_eq_mem_put(em);
 		return err;

@@ -75,7 +75,7 @@ int ptl_iface_claim_pid(struct ptl_iface *iface, u32 pid, struct ptl_ni *ni,
 
 	if (pid == PTL_PID_ANY) {
 		err = xa_alloc(&iface->pids, out_pid, ni, ephemeral,
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 		if (err == -ENOMEM)
 			return PTL_NO_SPACE;
 		return err ? PTL_PID_INVALID : PTL_OK;
@@ -84,7 +84,7 @@ int ptl_iface_claim_pid(struct ptl_iface *iface, u32 pid, struct ptl_ni *ni,
 		return PTL_PID_INVALID;
 	if (pid < PTL_PID_RESERVED_END && !capable(CAP_NET_ADMIN))
 		return PTL_PID_INVALID;
-	err = xa_insert(&iface->pids, pid, ni, GFP_KERNEL);
+	err = xa_insert(&iface->pids, pid, ni, GFP_KERNEL_ACCOUNT);
 	if (err == -ENOMEM)
 		return PTL_NO_SPACE;
 	if (err)

@@ -55,6 +55,7 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -70,6 +71,7 @@ struct ptl_xfer;
 struct ptlc_md;
 struct ptlc_md_spec;
 struct ptlc_seg;
+struct file;
 struct mm_struct;
 struct page;
 struct vm_area_struct;
@@ -83,6 +85,20 @@ struct ptl_iface {
 	u32 index;
 	u32 nid;
 	struct xarray pids;	/* pid -> owning ptl_ni (for delivery) */
+};
+
+/* What one user holds in ptl.ko, shared by its files (ptl_user.c). */
+struct ptl_user {
+	refcount_t ref;
+	kuid_t uid;
+	atomic_long_t nis;	/* NIs, i.e. pids held */
+	atomic_long_t kmem;	/* bytes of Portals objects */
+};
+
+/* Whom an object is accounted to; user NULL: the kernel's own. */
+struct ptl_acct {
+	struct ptl_user *user;	/* referenced */
+	bool capped;		/* the opener lacked CAP_SYS_RESOURCE */
 };
 
 /* The wait queue of one open file; see "Objects and lifetimes". */
@@ -102,6 +118,7 @@ struct ptl_ni {
 	struct ptlc_ni *core;	/* freed at the last put: never under RCU */
 	ptl_handle_ni_t handle;	/* of the core NI, for lookups under RCU */
 	struct ptl_wake *wake;
+	struct ptl_acct acct;	/* its owner's, for the core's charges */
 	spinlock_t swap_lock;	/* getput atomicity on this target */
 	struct xarray eq_maps;	/* mmap id -> struct ptl_eq_mem */
 	struct ptl_xfer *spare_xfer;	/* reused by data calls, see ptl_move.c */
@@ -119,6 +136,7 @@ struct ptl_file {
 	struct mutex lock;
 	struct ptl_ni __rcu *ni[PTL_MAX_INTERFACES];
 	struct ptl_wake *wake;
+	struct ptl_acct acct;	/* the opener's caps (ptl_user.c) */
 	kuid_t euid;		/* credentials at open time */
 	u32 jid;		/* from PTL_IOC_SET_JID */
 	bool jid_set;
@@ -135,6 +153,8 @@ struct ptl_mem_seg {
 struct ptl_mem {
 	struct llist_node free_node;
 	struct mm_struct *mm;		/* grabbed: pinned_vm is charged here */
+	struct ptl_acct acct;		/* max_user_kmem is charged here */
+	size_t kmem;			/* ... this many bytes */
 	struct page **pages;
 	unsigned long npages;
 	bool writable;			/* data may land (see ptl_mem.c) */
@@ -158,6 +178,16 @@ struct ptl_eq_mem {
 	u32 posted;			/* events written (under NI lock) */
 	u32 nid, pid;			/* of its NI, for tracing */
 };
+
+/* ptl_user.c */
+void ptl_users_init(void);
+void ptl_users_exit(void);
+int ptl_acct_init(struct ptl_acct *acct, const struct file *file);
+void ptl_acct_copy(struct ptl_acct *dst, const struct ptl_acct *src);
+void ptl_acct_release(struct ptl_acct *acct);
+bool ptl_user_charge_kmem(const struct ptl_acct *acct, long bytes);
+bool ptl_user_add_ni(const struct ptl_acct *acct);
+void ptl_user_del_ni(const struct ptl_acct *acct);
 
 /* ptl_iface.c */
 int ptl_ifaces_init(u32 default_nid);
@@ -195,7 +225,7 @@ void ptl_undo_md_attach(struct ptl_file *pf, void *arg);
 
 /* ptl_mem.c */
 int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
-		bool may_reply, struct ptlc_md_spec *spec);
+		struct ptlc_md_spec *spec);
 void ptl_mem_spec_done(struct ptlc_md_spec *spec);
 void ptl_mem_release(struct ptl_mem *mem);
 void ptl_md_release_hook(void *glue, void *mem);

@@ -23,6 +23,7 @@ static int __init ptl_init(void)
 		pr_err("nid %#x is the wildcard and cannot name a node\n", nid);
 		return -EINVAL;
 	}
+	ptl_users_init();
 	err = ptl_ifaces_init(nid);
 	if (err)
 		return err;
@@ -44,6 +45,7 @@ static void __exit ptl_exit(void)
 	/* NIs are freed after a grace period; wait for those callbacks. */
 	rcu_barrier();
 	ptl_ifaces_exit();
+	ptl_users_exit();
 	pr_info("unloaded\n");
 }
 

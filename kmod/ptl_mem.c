@@ -14,23 +14,28 @@
  * writing is it pinned read-only instead:
  *   - never for an MD with PTL_MD_OP_PUT (puts and getputs write into it):
  *     PTL_MD_ILLEGAL;
- *   - a get-only MD on an ME only sends data: read-only pages are fine;
- *   - a bound MD can receive the REPLY of a PtlGet or PtlGetPut, but one
- *     used only for PtlPut is the common case and must work on read-only
- *     data: a reply into a read-only one ends with ni_fail_type
- *     PTL_NI_FAIL instead of writing;
- *   - PtlMDUpdate does not know whether the MD is bound, so it pins the
- *     new region as for a bound MD.
- * mem->writable means "data may land": pinned for writing and the MD
- * accepts puts (or may be bound).
+ *   - any other MD may serve gets and send puts from read-only data; it
+ *     can also receive the REPLY of a PtlGet or PtlGetPut (every MD can,
+ *     attached or bound: the op bits govern incoming requests only), and a
+ *     reply into a read-only one ends with ni_fail_type PTL_NI_FAIL
+ *     instead of writing.
+ * mem->writable means "pinned for writing": data may land. Whether a
+ * request may land is the core's business (the MD's op bits).
  *
- * A write pin is refused for a shared file mapping other than shmem or
- * hugetlbfs (a MAP_SHARED file on ext4, xfs, ...): the filesystem does not
- * expect its pages to be dirtied long after writeback cleaned them (the
- * RDMA class of bug: WARN_ON_ONCE(!folio_buffers) in ext4, lost data).
- * Upstream GUP refuses such pins itself since 6.5; 6.1 does not, so the
- * VMAs are checked under mmap_read_lock, and the pages pinned, before the
- * lock is dropped. Private file mappings are fine: the write pin breaks
+ * Some mappings are never pinned, for reading or writing:
+ *   - device mappings (VM_IO, VM_PFNMAP, VM_MIXEDMAP): their pages belong
+ *     to a driver, which may free or reuse them whatever the mapping says
+ *     (the EQ ring and control pages of /dev/portals itself are such a
+ *     mapping);
+ *   - for writing, a shared file mapping other than shmem or hugetlbfs (a
+ *     MAP_SHARED file on ext4, xfs, ...): the filesystem does not expect
+ *     its pages to be dirtied long after writeback cleaned them (the RDMA
+ *     class of bug: WARN_ON_ONCE(!folio_buffers) in ext4, lost data).
+ *     Upstream GUP refuses such pins itself since 6.5; 6.1 does not.
+ * So the VMAs are checked under mmap_read_lock, and the pages pinned,
+ * before the lock is dropped. Shmem is recognised by its address space
+ * operations (shmem_file()), not by the superblock magic, which devtmpfs
+ * shares with tmpfs. Private file mappings are fine: the write pin breaks
  * COW into anonymous pages and the file is never written.
  *
  * A region that cannot be pinned is PTL_MD_ILLEGAL; an unreadable iovec
@@ -39,7 +44,11 @@
  * Accounting follows RDMA's ib_umem: the pages are charged to the mm's
  * pinned_vm (VmPin in /proc/PID/status) and refused past RLIMIT_MEMLOCK
  * unless the caller has CAP_IPC_LOCK. The mm is grabbed so the charge can
- * be returned whenever the MD dies.
+ * be returned whenever the MD dies. The bookkeeping of an MD (this file's
+ * struct ptl_mem and its page array) is charged to the user's
+ * max_user_kmem (ptl_user.c) even when it pins nothing, and allocated
+ * with __GFP_ACCOUNT for the memory cgroup. Both charges come before any
+ * allocation, so a user at a limit cannot make the kernel allocate.
  *
  * Release. The core drops an MD's memory through the md_release hook with
  * its NI spinlock held (possibly in softirq), where unpinning, which may
@@ -50,12 +59,12 @@
 
 #include <linux/highmem.h>
 #include <linux/hugetlb_inline.h>
-#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -140,6 +149,27 @@ void ptl_mem_uncharge(struct mm_struct *mm, unsigned long npages)
 
 /* ---- pinning ---- */
 
+/* Pages, and bytes of bookkeeping, of the MD over @segs. */
+static unsigned long ptl_mem_npages(const struct ptlc_seg *segs,
+				    unsigned int nsegs)
+{
+	unsigned long total = 0;
+	unsigned int i;
+
+	for (i = 0; i < nsegs; i++)
+		if (segs[i].len)
+			total += ptl_seg_pages(segs[i].addr, segs[i].len);
+	return total;
+}
+
+static size_t ptl_mem_kmem(unsigned int nsegs, unsigned long npages)
+{
+	struct ptl_mem *mem;
+
+	return struct_size(mem, segs, nsegs) +
+	       npages * sizeof(*mem->pages);
+}
+
 static struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs,
 				     unsigned int nsegs)
 {
@@ -161,28 +191,41 @@ static struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs,
 		total += n;
 	}
 	mem->npages = total;
+	if (total) {
+		mem->pages = kvmalloc_array(total, sizeof(*mem->pages),
+					    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!mem->pages) {
+			kfree(mem);
+			return NULL;
+		}
+	}
 	return mem;
 }
 
-/* May the pages of @vma be pinned long-term for writing? See the top. */
-static bool ptl_vma_write_pin_ok(struct vm_area_struct *vma)
+/*
+ * May the pages of @vma be pinned long-term (for writing if @write)?
+ * -ENODEV never (a device mapping), -EOPNOTSUPP not for writing (a shared
+ * file mapping outside shmem and hugetlbfs), else 0. See the top.
+ */
+static int ptl_vma_pin_check(struct vm_area_struct *vma, bool write)
 {
-	if (!(vma->vm_flags & VM_SHARED) || vma_is_anonymous(vma) ||
-	    is_vm_hugetlb_page(vma))
-		return true;
+	if (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP))
+		return -ENODEV;
+	if (!write || !(vma->vm_flags & VM_SHARED) ||
+	    vma_is_anonymous(vma) || is_vm_hugetlb_page(vma))
+		return 0;
 	/* tmpfs, memfd, SysV shm and MAP_SHARED|MAP_ANONYMOUS are shmem. */
-	return vma->vm_file &&
-	       file_inode(vma->vm_file)->i_sb->s_magic == TMPFS_MAGIC;
+	return shmem_file(vma->vm_file) ? 0 : -EOPNOTSUPP;
 }
 
 /*
- * Write-pins [addr, addr + n pages) after checking the VMAs it covers, in
- * one mmap_read_lock section so the check holds for the pages pinned.
- * Returns what pin_user_pages() does, or -EOPNOTSUPP for a VMA that must
- * not be write-pinned. A hole ends the check: GUP stops there.
+ * Pins [addr, addr + n pages) after checking the VMAs it covers, in one
+ * mmap_read_lock section so the check holds for the pages pinned.
+ * Returns what pin_user_pages() does, or the error of
+ * ptl_vma_pin_check(). A hole ends the check: GUP stops there.
  */
-static long ptl_pin_write_locked(unsigned long addr, unsigned long n,
-				 unsigned int gup, struct page **pages)
+static long ptl_pin_locked(unsigned long addr, unsigned long n,
+			   unsigned int gup, struct page **pages)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long end = addr + n * PAGE_SIZE, at;
@@ -195,10 +238,9 @@ static long ptl_pin_write_locked(unsigned long addr, unsigned long n,
 		vma = find_vma(mm, at);
 		if (!vma || vma->vm_start > at)
 			break;
-		if (!ptl_vma_write_pin_ok(vma)) {
-			got = -EOPNOTSUPP;
+		got = ptl_vma_pin_check(vma, gup & FOLL_WRITE);
+		if (got)
 			break;
-		}
 	}
 	if (!got)
 		got = pin_user_pages(addr, n, gup, pages, NULL);
@@ -214,13 +256,10 @@ static int ptl_pin_range(unsigned long addr, unsigned long npages,
 	while (done < npages) {
 		unsigned long n = min_t(unsigned long, npages - done,
 					PTL_PIN_BATCH);
-		unsigned long at = addr + done * PAGE_SIZE;
 		long got;
 
-		if (gup & FOLL_WRITE)
-			got = ptl_pin_write_locked(at, n, gup, pages + done);
-		else
-			got = pin_user_pages_fast(at, n, gup, pages + done);
+		got = ptl_pin_locked(addr + done * PAGE_SIZE, n, gup,
+				     pages + done);
 		if (got <= 0) {
 			unpin_user_pages(pages, done);
 			return got ? got : -EFAULT;
@@ -266,58 +305,78 @@ static void ptl_mem_free(struct ptl_mem *mem)
 }
 
 /*
- * Builds and pins the memory of @segs; a Portals return code. @may_land:
- * data may be written into it (puts, or replies to a bound MD); @must_write:
- * it accepts puts, so a read-only pin will not do.
+ * Pins @mem, for writing where possible (see "Pinning policy");
+ * @must_write: it accepts puts, so a read-only pin will not do.
  */
-static int ptl_mem_create(const struct ptlc_seg *segs, unsigned int nsegs,
-			  bool may_land, bool must_write, struct ptl_mem **out)
+static int ptl_mem_pin_pages(struct ptl_mem *mem, const struct ptlc_seg *segs,
+			     bool must_write)
 {
+	int err = ptl_mem_pin_all(mem, segs, true);
+
+	if (!err) {
+		mem->writable = true;
+		return 0;
+	}
+	/* Read-only pages, or a shared file mapping. */
+	if ((err == -EFAULT || err == -EOPNOTSUPP) && !must_write)
+		err = ptl_mem_pin_all(mem, segs, false);
+	return err;
+}
+
+/*
+ * Builds and pins the memory of @segs; a Portals return code. Everything
+ * is charged before anything is allocated or pinned: the bookkeeping to
+ * @acct's max_user_kmem (PTL_NO_SPACE), the pages to RLIMIT_MEMLOCK
+ * (PTL_MD_ILLEGAL, as an unpinnable region).
+ */
+static int ptl_mem_create(const struct ptl_acct *acct,
+			  const struct ptlc_seg *segs, unsigned int nsegs,
+			  bool must_write, struct ptl_mem **out)
+{
+	unsigned long npages;
 	struct ptl_mem *mem;
 	unsigned int i;
-	int err;
+	size_t kmem;
+	int rc;
 
 	for (i = 0; i < nsegs; i++)
 		if (!ptl_seg_ok(&segs[i]))
 			return PTL_MD_ILLEGAL;
+	npages = ptl_mem_npages(segs, nsegs);
+	if (npages > totalram_pages())
+		return PTL_MD_ILLEGAL;
+	kmem = ptl_mem_kmem(nsegs, npages);
+	if (!ptl_user_charge_kmem(acct, kmem))
+		return PTL_NO_SPACE;
+	rc = PTL_MD_ILLEGAL;
+	if (npages && !ptl_mem_charge(current->mm, npages))
+		goto err_kmem;
+	rc = PTL_NO_SPACE;
 	mem = ptl_mem_alloc(segs, nsegs);
 	if (!mem)
-		return PTL_NO_SPACE;
-	if (mem->npages > totalram_pages())
-		goto err_illegal;
-	if (mem->npages) {
-		mem->pages = kvmalloc_array(mem->npages, sizeof(*mem->pages),
-					    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-		if (!mem->pages) {
-			ptl_mem_free(mem);
-			return PTL_NO_SPACE;
-		}
-		if (!ptl_mem_charge(current->mm, mem->npages))
-			goto err_illegal;
-		/* Always for writing first: see "Pinning policy". */
-		err = ptl_mem_pin_all(mem, segs, true);
-		if (!err) {
-			mem->writable = may_land;
-		} else if ((err == -EFAULT || err == -EOPNOTSUPP) &&
-			   !must_write) {
-			/* Read-only pages, or a shared file mapping. */
-			err = ptl_mem_pin_all(mem, segs, false);
-		}
-		if (err) {
-			ptl_mem_uncharge(current->mm, mem->npages);
-			goto err_illegal;
-		}
+		goto err_pinned_vm;
+	rc = PTL_MD_ILLEGAL;
+	if (npages && ptl_mem_pin_pages(mem, segs, must_write))
+		goto err_free;
+	if (npages) {
 		mmgrab(current->mm);
 		mem->mm = current->mm;
 	}
+	ptl_acct_copy(&mem->acct, acct);
+	mem->kmem = kmem;
 	atomic_long_add(mem->npages, &ptl_stats.pinned_pages);
 	atomic_long_inc(&ptl_stats.mds);
 	*out = mem;
 	return PTL_OK;
 
-err_illegal:
+err_free:
 	ptl_mem_free(mem);
-	return PTL_MD_ILLEGAL;
+err_pinned_vm:
+	if (npages)
+		ptl_mem_uncharge(current->mm, npages);
+err_kmem:
+	ptl_user_charge_kmem(acct, -(long)kmem);
+	return rc;
 }
 
 static void ptl_md_from_ioc(const struct ptl_ioc_md *umd, ptl_md_t *md)
@@ -334,10 +393,8 @@ static void ptl_md_from_ioc(const struct ptl_ioc_md *umd, ptl_md_t *md)
 
 /**
  * ptl_mem_pin - validate and pin the region of an MD
- * @ni: the NI the MD will live on (for its limits)
+ * @ni: the NI the MD will live on (for its limits and owner)
  * @umd: the MD as the process gave it
- * @may_reply: the MD may be bound (PtlMDBind, PtlMDUpdate): it may
- *	receive replies
  * @spec: filled for ptlc_md_attach/bind/update; spec->mem is ours
  *
  * Return: PTL_OK, after which the caller hands @spec to the core and calls
@@ -345,9 +402,8 @@ static void ptl_md_from_ioc(const struct ptl_ioc_md *umd, ptl_md_t *md)
  * no); or PTL_MD_ILLEGAL, PTL_SEGV, PTL_NO_SPACE with nothing to undo.
  */
 int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
-		bool may_reply, struct ptlc_md_spec *spec)
+		struct ptlc_md_spec *spec)
 {
-	bool op_put = umd->options & PTL_MD_OP_PUT;
 	struct ptlc_seg one = {}, *segs = NULL;
 	const struct ptlc_seg *pin = &one;
 	unsigned int nsegs = 1;
@@ -369,7 +425,8 @@ int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
 		one.addr = umd->start;
 		one.len = umd->length;
 	}
-	rc = ptl_mem_create(pin, nsegs, may_reply || op_put, op_put,
+	rc = ptl_mem_create(&ni->acct, pin, nsegs,
+			    umd->options & PTL_MD_OP_PUT,
 			    (struct ptl_mem **)&spec->mem);
 	if (rc) {
 		kvfree(segs);
@@ -401,6 +458,8 @@ void ptl_mem_release(struct ptl_mem *mem)
 	}
 	atomic_long_sub(mem->npages, &ptl_stats.pinned_pages);
 	atomic_long_dec(&ptl_stats.mds);
+	ptl_user_charge_kmem(&mem->acct, -(long)mem->kmem);
+	ptl_acct_release(&mem->acct);
 	ptl_mem_free(mem);
 }
 

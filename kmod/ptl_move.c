@@ -254,7 +254,7 @@ static struct ptl_xfer *ptl_xfer_get(struct ptl_ni *ni)
 {
 	struct ptl_xfer *x = xchg(&ni->spare_xfer, NULL);
 
-	return x ? x : kmem_cache_alloc(ptl_xfer_cache, GFP_KERNEL);
+	return x ? x : kmem_cache_alloc(ptl_xfer_cache, GFP_KERNEL_ACCOUNT);
 }
 
 static void ptl_xfer_put(struct ptl_ni *ni, struct ptl_xfer *x)
@@ -306,7 +306,7 @@ out_put:
 
 int ptl_move_init(void)
 {
-	ptl_xfer_cache = KMEM_CACHE(ptl_xfer, 0);
+	ptl_xfer_cache = KMEM_CACHE(ptl_xfer, SLAB_ACCOUNT);
 	return ptl_xfer_cache ? 0 : -ENOMEM;
 }
 

@@ -50,9 +50,18 @@ static void ptl_limits_check_layout(void)
 	PTL_LIMITS_SAME_FIELD(max_getput_md);
 }
 
+/* ptlc_ops.charge: the core's allocations count against max_user_kmem. */
+static bool ptl_ni_charge(void *glue, long bytes)
+{
+	struct ptl_ni *ni = glue;
+
+	return ptl_user_charge_kmem(&ni->acct, bytes);
+}
+
 static const struct ptlc_ops ptl_core_ops = {
 	.md_release = ptl_md_release_hook,
 	.eq_notify = ptl_eq_notify,
+	.charge = ptl_ni_charge,
 };
 
 struct ptl_wake *ptl_wake_alloc(void)
@@ -93,6 +102,8 @@ static void ptl_ni_release(struct kref *ref)
 	ptlc_ni_destroy(ni->core);	/* MDs go to the unpin work */
 	ptl_eq_ni_teardown(ni);		/* the core no longer writes rings */
 	ptl_iface_release_pid(ni->iface, ni->pid);
+	ptl_user_del_ni(&ni->acct);
+	ptl_acct_release(&ni->acct);
 	ptl_wake_put(ni->wake);
 	ptl_move_ni_release(ni);
 	atomic_long_dec(&ptl_stats.nis);
@@ -167,12 +178,18 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 	struct ptl_ni *ni;
 	int rc;
 
-	ni = kzalloc(sizeof(*ni), GFP_KERNEL_ACCOUNT);
-	if (!ni)
+	/* Each NI holds a pid: max_user_nis keeps one user from taking all. */
+	if (!ptl_user_add_ni(&pf->acct))
 		return PTL_NO_SPACE;
+	ni = kzalloc(sizeof(*ni), GFP_KERNEL_ACCOUNT);
+	if (!ni) {
+		ptl_user_del_ni(&pf->acct);
+		return PTL_NO_SPACE;
+	}
 	kref_init(&ni->ref);
 	ni->iface = iface;
 	ni->slot = iface->index;
+	ptl_acct_copy(&ni->acct, &pf->acct);
 	spin_lock_init(&ni->swap_lock);
 	xa_init_flags(&ni->eq_maps, XA_FLAGS_ALLOC1);
 
@@ -184,8 +201,12 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 	cfg.nid = iface->nid;
 	cfg.pid = ni->pid;
 	cfg.uid = from_kuid_munged(&init_user_ns, pf->euid);
-	/* Without a launcher-assigned job the job id is the pid (spec 3.8). */
-	cfg.jid = pf->jid_set ? pf->jid : ni->pid;
+	/*
+	 * Job ids come only from a trusted launcher. Without one the NI is
+	 * in no job: PTL_JID_NONE, which no pid can equal, so no process can
+	 * pass an ACL entry naming a job by picking a pid (decisions.md).
+	 */
+	cfg.jid = pf->jid_set ? pf->jid : PTL_JID_NONE;
 	if (args->flags & PTL_NI_INIT_DESIRED)
 		cfg.desired = (const ptl_ni_limits_t *)&args->desired;
 	cfg.ops = &ptl_core_ops;
@@ -207,6 +228,8 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 err_pid:
 	ptl_iface_release_pid(iface, ni->pid);
 err_free:
+	ptl_user_del_ni(&ni->acct);
+	ptl_acct_release(&ni->acct);
 	/* A sender may have seen it (inactive) in the pid table. */
 	call_rcu(&ni->rcu, ptl_ni_free_rcu);
 	return rc;
@@ -318,6 +341,9 @@ long ptl_ioctl_set_jid(struct ptl_file *pf, void *arg)
 		return -EINVAL;
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
+	/* The wildcard and "no job" are not jobs a process can be in. */
+	if (args->jid == PTL_JID_ANY || args->jid == PTL_JID_NONE)
+		return -EINVAL;
 	mutex_lock(&pf->lock);
 	for (slot = 0; slot < PTL_MAX_INTERFACES; slot++) {
 		if (rcu_access_pointer(pf->ni[slot]))

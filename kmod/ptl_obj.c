@@ -194,7 +194,7 @@ static long ptl_md_do_attach(struct ptl_ni *ni, struct ptl_ioc_md_attach *a,
 	ptl_handle_md_t out;
 	long rc;
 
-	rc = ptl_mem_pin(ni, &a->md, bind, &spec);
+	rc = ptl_mem_pin(ni, &a->md, &spec);
 	if (rc)
 		return rc;
 	if (bind)
@@ -314,7 +314,7 @@ static long ptl_md_do_update(struct ptl_ni *ni, struct ptl_ioc_md_update *a,
 	long rc;
 
 	if (a->flags & PTL_MD_UPDATE_NEW) {
-		rc = ptl_mem_pin(ni, &a->new_md, true, &spec);
+		rc = ptl_mem_pin(ni, &a->new_md, &spec);
 		if (rc) {
 			ptlc_md_update(ni->core, a->md_handle, old_md,
 				       old->segs, old->cap, &old->nsegs, NULL,

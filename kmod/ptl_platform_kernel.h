@@ -17,9 +17,15 @@
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
 
+/*
+ * Sleeping allocations are made for the calling process's objects: charge
+ * them to its memory cgroup. Atomic ones (none today) would run in softirq
+ * on behalf of nobody in particular.
+ */
 static inline void *ptl_zalloc(size_t size, enum ptl_gfp gfp)
 {
-	return kzalloc(size, gfp == PTL_GFP_SLEEP ? GFP_KERNEL : GFP_ATOMIC);
+	return kzalloc(size, gfp == PTL_GFP_SLEEP ? GFP_KERNEL_ACCOUNT :
+						   GFP_ATOMIC);
 }
 
 static inline void ptl_free(const void *p)

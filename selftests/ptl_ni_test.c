@@ -80,7 +80,11 @@ TEST_F(lib, get_id_returns_node_nid_and_ephemeral_pid)
 	EXPECT_LE(id.pid, PTL_PID_MAX);
 }
 
-TEST_F(lib, uid_comes_from_credentials_and_jid_defaults_to_pid)
+/*
+ * Without a launcher a process is in no job: its job id is PTL_JID_NONE,
+ * never its pid (which any user could pick to pass a job's ACL entry).
+ */
+TEST_F(lib, uid_comes_from_credentials_and_jid_is_none_without_launcher)
 {
 	ptl_process_id_t id;
 	ptl_uid_t uid;
@@ -90,7 +94,7 @@ TEST_F(lib, uid_comes_from_credentials_and_jid_defaults_to_pid)
 	ASSERT_EQ(PTL_OK, PtlGetUid(self->ni, &uid));
 	ASSERT_EQ(PTL_OK, PtlGetJid(self->ni, &jid));
 	EXPECT_EQ(geteuid(), uid);
-	EXPECT_EQ(id.pid, jid);
+	EXPECT_EQ(PTL_JID_NONE, jid);
 }
 
 TEST_F(lib, second_init_of_same_interface_returns_same_handle)

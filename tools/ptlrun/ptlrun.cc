@@ -13,6 +13,7 @@
 // privilege is dropped before exec.
 #include <fcntl.h>
 #include <linux/portals.h>
+#include <p3api/types.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -74,7 +75,9 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) Usage("option needs a value");
     const char* value = argv[++i];
     if (arg == "--jid") {
-      if (!(jid = ParseU32(value)) || *jid == UINT32_MAX) Usage("bad --jid");
+      // PTL_JID_ANY and PTL_JID_NONE are not jobs (the kernel refuses them).
+      if (!(jid = ParseU32(value)) || *jid == PTL_JID_ANY || *jid == PTL_JID_NONE)
+        Usage("bad --jid (0 .. 4294967293)");
     } else if (arg == "--rank") {
       if (!(rank = ParseU32(value))) Usage("bad --rank");
     } else if (arg == "--nidmap") {

@@ -48,6 +48,12 @@ typedef uint32_t ptl_time_t;
 #define PTL_PID_ANY		((ptl_pid_t)0xffffffffU)
 #define PTL_UID_ANY		((ptl_uid_t)0xffffffffU)
 #define PTL_JID_ANY		((ptl_jid_t)0xffffffffU)
+/*
+ * Extension: the job id of a process that no trusted launcher placed in a
+ * job. No pid or launcher job id can take this value, so an access-control
+ * entry naming a job never admits an unlaunched process.
+ */
+#define PTL_JID_NONE		((ptl_jid_t)0xfffffffeU)
 #define PTL_PT_INDEX_ANY	((ptl_pt_index_t)0xffffffffU)
 
 #define PTL_MD_THRESH_INF	(-1)
