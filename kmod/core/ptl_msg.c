@@ -61,6 +61,18 @@ static void msg_complete(struct ptlc_ni *ni, struct ptlc_msg *msg,
 			    &ev : NULL, link);
 }
 
+/* A get whose request never reached its target: no reply will come. */
+static void get_failed(struct ptlc_ni *ni, struct ptlc_msg *msg,
+		       ptl_ni_fail_t fail)
+{
+	ptl_event_t ev = msg->ev;
+	ptl_seq_t seq;
+
+	ev.ni_fail_type = fail;
+	if (ptlc_md_active(msg->md))
+		ptlc_event_post_end(ni, msg->md, &ev, false, &seq);
+}
+
 static enum ptlc_action finalize_locked(struct ptlc_ni *ni,
 					struct ptlc_msg *msg,
 					ptl_ni_fail_t fail)
@@ -77,6 +89,9 @@ static enum ptlc_action finalize_locked(struct ptlc_ni *ni,
 		}
 		fallthrough;
 	case PTLC_ST_SEND:
+		if ((msg->flags & PTLC_MSGF_GET_REQ) && fail != PTL_NI_OK)
+			get_failed(ni, msg, fail);
+		fallthrough;
 	case PTLC_ST_ACK:
 		msg_complete(ni, msg, fail);
 		break;

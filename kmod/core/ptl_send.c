@@ -92,6 +92,23 @@ static void send_event(struct ptlc_ni *ni, struct ptlc_msg *msg,
 	ev->hdr_data = h->hdr_data;
 }
 
+/* The REPLY_END a get posts if its request cannot be delivered. */
+static void get_failure_event(struct ptlc_ni *ni, struct ptlc_msg *msg,
+			      const struct ptlc_md *md,
+			      const struct ptlc_put_args *a, u64 length,
+			      u64 offset)
+{
+	ptl_event_t *ev = &msg->ev;
+
+	ptlc_event_init(ni, ev, md);
+	ev->type = PTL_EVENT_REPLY_END;
+	ev->initiator = a->target;
+	ev->pt_index = a->pt_index;
+	ev->match_bits = a->match_bits;
+	ev->rlength = length;
+	ev->offset = offset;
+}
+
 static void msg_reset(struct ptlc_msg *msg)
 {
 	ptl_memset(msg, 0, sizeof(*msg));
@@ -143,7 +160,9 @@ int ptlc_put(struct ptlc_ni *ni, const struct ptlc_put_args *a, bool region,
 /*
  * The get request carries no data and no events; the MD reference lasts
  * only until the request is sent (8.9): a reply to an MD unlinked since is
- * dropped by the generation check.
+ * dropped by the generation check. A request the network could not deliver
+ * ends the get with a REPLY_END carrying the failure, so that the caller
+ * never waits for a reply that cannot come.
  */
 int ptlc_get(struct ptlc_ni *ni, const struct ptlc_put_args *a, bool region,
 	     struct ptlc_msg *msg)
@@ -164,7 +183,9 @@ int ptlc_get(struct ptlc_ni *ni, const struct ptlc_put_args *a, bool region,
 		msg->action = PTLC_MSG_SEND;
 		msg->offset = offset;
 		msg->mlength = 0;
+		get_failure_event(ni, msg, md, a, length, offset);
 		ptlc_msg_start(ni, msg, md, PTLC_ST_SEND, false);
+		msg->flags |= PTLC_MSGF_GET_REQ;
 		ni->sr[PTL_SR_SEND_COUNT]++;
 	}
 	ptl_unlock(&ni->lock);

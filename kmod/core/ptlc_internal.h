@@ -286,6 +286,7 @@ enum ptlc_msg_state {
 #define PTLC_MSGF_ACK_OWED	0x100	/* put target: ACK after data */
 #define PTLC_MSGF_EVENTS	0x200	/* START/END pair for this msg */
 #define PTLC_MSGF_STARTED	0x400	/* START posted, start_seq valid */
+#define PTLC_MSGF_GET_REQ	0x800	/* a get request: REPLY_END if it fails */
 
 void ptlc_msg_start(struct ptlc_ni *ni, struct ptlc_msg *msg,
 		    struct ptlc_md *md, u32 state, bool events);

@@ -76,6 +76,36 @@ TEST_F(DataTest, IssuingAGetDoesNotConsumeThresholdTheReplyDoes) {
   EXPECT_EQ(std::string(dst_, 8), std::string(buf_, 8));
 }
 
+// A get whose request the network could not deliver must end, or its
+// caller would wait for a reply forever: REPLY_END with the failure, no
+// threshold consumed, no START.
+TEST_F(DataTest, UndeliveredGetRequestEndsWithAFailedReplyEnd) {
+  Eq eq(A(), 8);
+  ptl_handle_md_t md = A().Bind(MakeMd(dst_, 8, 0, 1, eq.handle()), PTL_RETAIN);
+  ptlc_msg msg;
+  ptlc_put_args a = PutArgs(md, B().id(), 3);
+  a.match_bits = 0x55;
+  ASSERT_EQ(ptlc_get(A(), &a, false, &msg), PTL_OK);
+  EXPECT_TRUE(eq.Drain().empty()) << "a get request posts nothing";
+  ASSERT_EQ(ptlc_msg_finalize(&msg, PTL_NI_FAIL), PTLC_MSG_DONE);
+  std::vector<ptl_event_t> evs = eq.Drain();
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].type, PTL_EVENT_REPLY_END);
+  EXPECT_EQ(evs[0].ni_fail_type, static_cast<ptl_ni_fail_t>(PTL_NI_FAIL));
+  EXPECT_EQ(evs[0].initiator.nid, B().id().nid);
+  EXPECT_EQ(evs[0].initiator.pid, B().id().pid);
+  EXPECT_EQ(evs[0].pt_index, 3u);
+  EXPECT_EQ(evs[0].match_bits, 0x55u);
+  EXPECT_EQ(evs[0].rlength, 8u);
+  EXPECT_EQ(evs[0].mlength, 0u);
+  EXPECT_EQ(evs[0].md.threshold, 1) << "no reply consumed the threshold";
+
+  // A delivered request posts nothing: the reply will.
+  ASSERT_EQ(ptlc_get(A(), &a, false, &msg), PTL_OK);
+  ASSERT_EQ(ptlc_msg_finalize(&msg, PTL_NI_OK), PTLC_MSG_DONE);
+  EXPECT_TRUE(eq.Drain().empty());
+}
+
 TEST_F(DataTest, PutMdWithThresholdOneDiscardsItsAckUncounted) {
   Eq eq(A(), 8);
   B().Attach(B().Me(0), MakeMd(dst_, 16, PTL_MD_OP_PUT));
