@@ -25,6 +25,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cred.h>
+#include <linux/nsproxy.h>
+#include <net/net_namespace.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -200,6 +202,9 @@ static int ptl_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 	mutex_init(&pf->lock);
+	/* The namespace it is opened in is the Portals node it belongs to. */
+	pf->net = get_net(current->nsproxy->net_ns);
+	pf->pn = ptl_net(pf->net);
 	pf->euid = file->f_cred->euid;
 	file->private_data = pf;
 	atomic_long_inc(&ptl_stats.open_files);
@@ -219,6 +224,7 @@ static int ptl_release(struct inode *inode, struct file *file)
 	ptl_mem_flush();
 	ptl_wake_put(pf->wake);
 	ptl_acct_release(&pf->acct);
+	put_net(pf->net);
 	mutex_destroy(&pf->lock);
 	kfree(pf);
 	atomic_long_dec(&ptl_stats.open_files);

@@ -174,7 +174,7 @@ static int ptl_eq_create(struct ptl_ni *ni, u32 nslots,
 	em = ptl_eq_mem_alloc(nslots);
 	if (!em)
 		return PTL_NO_SPACE;
-	em->nid = ni->iface->nid;
+	em->nid = ni->nid;
 	em->pid = ni->pid;
 	em->handle = PTL_EQ_NONE;
 	if (xa_alloc(&ni->eq_maps, &em->id, em, XA_LIMIT(1, PTL_MAP_ID_MAX),

@@ -50,16 +50,19 @@
 #ifndef PTL_INTERNAL_H
 #define PTL_INTERNAL_H
 
+#include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
+#include <linux/netdevice.h>
 
 #include <linux/portals.h>
 #include <p3api/types.h>
@@ -71,20 +74,66 @@ struct ptl_xfer;
 struct ptlc_md;
 struct ptlc_md_spec;
 struct ptlc_seg;
+struct ptlc_msg;
 struct file;
+struct net;
+struct netlink_ext_ack;
+struct sk_buff;
 struct mm_struct;
 struct page;
 struct vm_area_struct;
 
+struct ptl_net;
+struct ptl_transport;
+
+/* Message counters of an interface's traffic with other nodes. */
+struct ptl_iface_stats {
+	atomic64_t msgs_tx;		/* requests and responses handed over */
+	atomic64_t msgs_rx;		/* headers that matched */
+	atomic64_t msgs_failed;		/* ended with PTL_NI_FAIL */
+	atomic64_t drops;		/* headers dropped (any reason) */
+	atomic64_t late_responses;	/* ACK/REPLY to a gone/recycled MD */
+};
+
 /*
- * A Portals interface of this node. Interface n answers to the NAL type
- * PTL_NALTYPE_LINUX0 + n. Its pid space is node-wide: a pid held by one
- * process cannot be taken by another until released (contract 2).
+ * A Portals interface of a node (a network namespace, ptl_iface.c).
+ * Interface n answers to the NAL type PTL_NALTYPE_LINUX0 + n. Its pid
+ * space is node-wide: a pid held by one process cannot be taken by another
+ * until released (contract 2).
  */
 struct ptl_iface {
+	struct ptl_net *pn;
 	u32 index;
-	u32 nid;
+	u32 nid;		/* changes only with no NI open (pn->lock) */
+	bool configured;	/* interface 0, or bound once */
+	atomic_t nis;		/* NIs open on it */
 	struct xarray pids;	/* pid -> owning ptl_ni (for delivery) */
+	struct list_head pidres;	/* reserved pid ranges */
+	struct ptl_binding __rcu *binding;	/* RTNL; NULL: intra-node */
+	struct ptl_iface_stats stats;
+};
+
+/* The Portals instance of one network namespace. */
+struct ptl_net {
+	struct net *net;
+	struct mutex lock;	/* nids, NI counts, pid reservations */
+	struct ptl_iface ifaces[PTL_MAX_INTERFACES];
+};
+
+/*
+ * An interface bound to a network device through a transport
+ * (ptl_transport.c). users: one for being published, one per sender
+ * inside ops->send; idle completes when the last goes after unbinding.
+ */
+struct ptl_binding {
+	struct ptl_iface *iface;
+	struct ptl_transport *t;	/* its module referenced */
+	struct net_device *dev;
+	netdevice_tracker dev_tracker;
+	void *priv;			/* the transport's */
+	refcount_t users;
+	struct completion idle;
+	struct rcu_head rcu;
 };
 
 /* What one user holds in ptl.ko, shared by its files (ptl_user.c). */
@@ -114,6 +163,7 @@ struct ptl_wake {
 struct ptl_ni {
 	struct kref ref;
 	struct rcu_head rcu;
+	struct work_struct release_work;	/* last put from atomic context */
 	struct ptl_iface *iface;
 	struct ptlc_ni *core;	/* freed at the last put: never under RCU */
 	ptl_handle_ni_t handle;	/* of the core NI, for lookups under RCU */
@@ -124,7 +174,10 @@ struct ptl_ni {
 	struct ptl_xfer *spare_xfer;	/* reused by data calls, see ptl_move.c */
 	bool active;		/* false: senders and waiters skip it */
 	u32 slot;
+	u32 nid;		/* the interface's when it was created */
 	u32 pid;
+	struct pid *owner;	/* the creating process, for ptlctl */
+	char comm[TASK_COMM_LEN];
 };
 
 /*
@@ -134,6 +187,8 @@ struct ptl_ni {
  */
 struct ptl_file {
 	struct mutex lock;
+	struct net *net;	/* where it was opened: its Portals node */
+	struct ptl_net *pn;
 	struct ptl_ni __rcu *ni[PTL_MAX_INTERFACES];
 	struct ptl_wake *wake;
 	struct ptl_acct acct;	/* the opener's caps (ptl_user.c) */
@@ -192,11 +247,42 @@ void ptl_user_del_ni(const struct ptl_acct *acct);
 /* ptl_iface.c */
 int ptl_ifaces_init(u32 default_nid);
 void ptl_ifaces_exit(void);
-struct ptl_iface *ptl_iface_get(u32 index);
+struct ptl_net *ptl_net(const struct net *net);
+struct ptl_iface *ptl_iface_get(struct ptl_net *pn, u32 index);
 int ptl_iface_claim_pid(struct ptl_iface *iface, u32 pid, struct ptl_ni *ni,
-			u32 *out_pid);
+			kuid_t uid, u32 *out_pid);
 void ptl_iface_release_pid(struct ptl_iface *iface, u32 pid);
 struct ptl_ni *ptl_iface_find_ni(struct ptl_iface *iface, u32 pid);
+int ptl_iface_reserve_pids(struct ptl_iface *iface, u32 first, u32 last,
+			   kuid_t uid);
+int ptl_iface_unreserve_pids(struct ptl_iface *iface, u32 first);
+bool ptl_iface_pidres_at(struct ptl_iface *iface, int idx, u32 *first,
+			 u32 *last, kuid_t *uid);
+
+/* ptl_transport.c */
+struct ptl_bind_config;
+int ptl_transport_init(void);
+void ptl_transport_exit(void);
+struct ptl_binding *ptl_binding_get(struct ptl_iface *iface);
+void ptl_binding_put(struct ptl_binding *b);
+int ptl_bind(struct ptl_iface *iface, struct net_device *dev,
+	     const char *name, struct ptl_bind_config *cfg,
+	     struct netlink_ext_ack *extack);
+int ptl_unbind(struct ptl_iface *iface);
+int ptl_iface_set_nid(struct ptl_iface *iface, u32 nid,
+		      struct netlink_ext_ack *extack);
+
+/* ptl_remote.c: messages to and from other nodes */
+struct ptl_ioc_data;
+int ptl_remote_init(void);
+void ptl_remote_exit(void);
+long ptl_remote_data(struct ptl_ni *ni, const struct ptl_ioc_data *d);
+
+/* ptl_netlink.c */
+int ptl_netlink_init(void);
+void ptl_netlink_exit(void);
+void ptl_netlink_peer_event(struct ptl_iface *iface, u32 nid, u8 event,
+			    u32 incarnation, u32 failed);
 
 /* ptl_ni.c */
 long ptl_ioctl_ni_init(struct ptl_file *pf, void *arg);
@@ -206,6 +292,13 @@ long ptl_ioctl_set_jid(struct ptl_file *pf, void *arg);
 struct ptl_ni *ptl_ni_lookup(struct ptl_file *pf, ptl_handle_ni_t handle);
 struct ptl_ni *ptl_ni_lookup_any(struct ptl_file *pf, ptl_handle_any_t h);
 void ptl_ni_put(struct ptl_ni *ni);
+void ptl_ni_put_async(struct ptl_ni *ni);
+void ptl_ni_flush_releases(void);
+int ptl_ni_init(void);
+void ptl_ni_exit(void);
+void ptl_ni_for_each(struct ptl_net *pn,
+		     int (*fn)(void *arg, struct ptl_ni *ni), void *arg,
+		     long skip, long *visited);
 void ptl_file_release_nis(struct ptl_file *pf);
 struct ptl_wake *ptl_wake_alloc(void);
 void ptl_wake_put(struct ptl_wake *wake);
@@ -236,6 +329,9 @@ int ptl_mem_copy(struct ptlc_md *dst, u64 dst_off, struct ptlc_md *src,
 		 u64 src_off, u64 len);
 int ptl_mem_to_buf(void *buf, struct ptlc_md *src, u64 off, u64 len);
 int ptl_mem_from_buf(struct ptlc_md *dst, u64 off, const void *buf, u64 len);
+int ptl_mem_frags(struct ptlc_md *md, u64 off, u64 len, struct sk_buff *skb);
+int ptl_mem_from_skb(struct ptlc_md *dst, u64 off, const struct sk_buff *skb,
+		     int skb_off, u64 len);
 
 /* ptl_eq.c */
 long ptl_ioctl_eq_alloc(struct ptl_file *pf, void *arg);
@@ -249,6 +345,9 @@ __poll_t ptl_eq_poll(struct ptl_file *pf);
 
 /* ptl_move.c */
 long ptl_ioctl_data(struct ptl_file *pf, void *arg);
+int ptl_data_start(struct ptl_ni *ni, const struct ptl_ioc_data *d,
+		   struct ptlc_msg *msg);
+void ptl_trace_request(const struct ptlc_msg *msg, u32 op);
 void ptl_move_ni_release(struct ptl_ni *ni);
 int ptl_move_init(void);
 void ptl_move_exit(void);

@@ -24,27 +24,52 @@ static int __init ptl_init(void)
 		return -EINVAL;
 	}
 	ptl_users_init();
-	err = ptl_ifaces_init(nid);
+	err = ptl_ni_init();
 	if (err)
 		return err;
-	err = ptl_dev_init();
+	err = ptl_remote_init();
+	if (err)
+		goto err_ni;
+	err = ptl_ifaces_init(nid);
+	if (err)
+		goto err_remote;
+	err = ptl_transport_init();
 	if (err)
 		goto err_ifaces;
+	err = ptl_netlink_init();
+	if (err)
+		goto err_transport;
+	err = ptl_dev_init();
+	if (err)
+		goto err_netlink;
 	pr_info("Portals 3.3 ABI %d loaded, interface 0 nid %u\n",
 		PTL_ABI_VERSION, nid);
 	return 0;
 
+err_netlink:
+	ptl_netlink_exit();
+err_transport:
+	ptl_transport_exit();
 err_ifaces:
 	ptl_ifaces_exit();
+err_remote:
+	ptl_remote_exit();
+err_ni:
+	ptl_ni_exit();
 	return err;
 }
 
 static void __exit ptl_exit(void)
 {
 	ptl_dev_exit();
+	ptl_netlink_exit();
+	ptl_transport_exit();
+	ptl_ni_flush_releases();
+	ptl_ifaces_exit();
 	/* NIs are freed after a grace period; wait for those callbacks. */
 	rcu_barrier();
-	ptl_ifaces_exit();
+	ptl_remote_exit();
+	ptl_ni_exit();
 	ptl_users_exit();
 	pr_info("unloaded\n");
 }

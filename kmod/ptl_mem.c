@@ -65,6 +65,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/shmem_fs.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -639,4 +640,99 @@ int ptl_mem_to_buf(void *buf, struct ptlc_md *src, u64 off, u64 len)
 int ptl_mem_from_buf(struct ptlc_md *dst, u64 off, const void *buf, u64 len)
 {
 	return ptl_mem_buf(dst, off, (void *)buf, len, true);
+}
+
+/**
+ * ptl_mem_frags - attach bytes of an MD to an skb as page fragments
+ * @md: the MD (held by a message)
+ * @off: offset in it
+ * @len: bytes; the range lies inside the MD (the caller checked)
+ * @skb: where; its fragments take page references of their own
+ *
+ * Zero-copy transmit: the skb points at the pinned pages. Its fragments
+ * reference the pages, so they stay allocated while the skb lives even if
+ * the MD is unpinned meanwhile; SKBFL_SHARED_FRAG tells the stack the
+ * owner may write them (no in-place checksumming). Any context.
+ * Return: 0, -EMSGSIZE if the skb runs out of fragment slots (the caller
+ * frees it), -EFAULT on inconsistency.
+ */
+int ptl_mem_frags(struct ptlc_md *md, u64 off, u64 len, struct sk_buff *skb)
+{
+	struct ptl_cursor c;
+
+	if (!len)
+		return 0;
+	if (ptl_cursor_init(&c, md, off, len))
+		return -EFAULT;
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	while (len) {
+		int i = skb_shinfo(skb)->nr_frags;
+		struct page *pg;
+		unsigned int poff;
+		size_t plen;
+
+		if (!ptl_cursor_piece(&c, &pg, &poff, &plen))
+			return -EFAULT;
+		plen = min_t(u64, plen, len);
+		if (i && skb_can_coalesce(skb, i, pg, poff)) {
+			skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], plen);
+		} else {
+			if (i >= MAX_SKB_FRAGS)
+				return -EMSGSIZE;
+			get_page(pg);
+			skb_fill_page_desc(skb, i, pg, poff, plen);
+		}
+		skb->len += plen;
+		skb->data_len += plen;
+		skb->truesize += plen;
+		c.pos += plen;
+		len -= plen;
+	}
+	return 0;
+}
+
+/**
+ * ptl_mem_from_skb - copy bytes of an skb into an MD
+ * @dst: the MD (held by a message)
+ * @off: offset in it
+ * @skb: source
+ * @skb_off: offset in the skb
+ * @len: bytes; the range lies inside the MD (the core checked)
+ *
+ * The single copy of the receive path, in softirq: from the frame straight
+ * into the pinned pages. Return: 0, -EACCES if @dst is pinned read-only,
+ * -EFAULT on inconsistency or a short skb.
+ */
+int ptl_mem_from_skb(struct ptlc_md *dst, u64 off, const struct sk_buff *skb,
+		     int skb_off, u64 len)
+{
+	struct ptl_cursor c;
+
+	if (!len)
+		return 0;
+	if (ptl_cursor_init(&c, dst, off, len))
+		return -EFAULT;
+	if (!c.mem->writable)
+		return -EACCES;
+	WRITE_ONCE(c.mem->written, true);
+	while (len) {
+		struct page *pg;
+		unsigned int poff;
+		size_t plen;
+		void *v;
+		int err;
+
+		if (!ptl_cursor_piece(&c, &pg, &poff, &plen))
+			return -EFAULT;
+		plen = min_t(u64, plen, len);
+		v = kmap_local_page(pg);
+		err = skb_copy_bits(skb, skb_off, v + poff, plen);
+		kunmap_local(v);
+		if (err)
+			return -EFAULT;
+		c.pos += plen;
+		skb_off += plen;
+		len -= plen;
+	}
+	return 0;
 }

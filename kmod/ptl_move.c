@@ -27,9 +27,9 @@
  *           NI's swap lock; finalize(initiator) -> SEND_END; reply with the
  *           old bytes as for get.
  *
- * A target nid other than this node's fails the operation (SEND_END with
- * PTL_NI_FAIL) until a transport exists. A pid nobody holds loses the
- * message, as a network would; the initiator completes normally.
+ * A target nid other than this node's goes to the interface's transport
+ * instead (ptl_remote.c). A pid nobody holds loses the message, as a
+ * network would; the initiator completes normally.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,7 +62,7 @@ static void ptl_drop(struct ptl_ni *ni, const struct ptl_hdr *hdr,
 		     const struct ptlc_msg *msg)
 {
 	atomic_long_inc(&ptl_stats.drops);
-	trace_ptl_drop(ni->iface->nid, ni->pid, hdr, msg->drop);
+	trace_ptl_drop(ni->nid, ni->pid, hdr, msg->drop);
 }
 
 /*
@@ -165,7 +165,7 @@ static void ptl_deliver_local(struct ptl_xfer *x)
 		return;
 	}
 	atomic_long_inc(&ptl_stats.intra_msgs);
-	trace_ptl_match(tgt->iface->nid, tgt->pid, hdr, x->tmsg.offset,
+	trace_ptl_match(tgt->nid, tgt->pid, hdr, x->tmsg.offset,
 			x->tmsg.mlength);
 	switch (act) {
 	case PTLC_MSG_DEPOSIT:
@@ -184,17 +184,12 @@ static void ptl_deliver_local(struct ptl_xfer *x)
 	}
 }
 
-/* Sends the request the initiator's core prepared in @x->imsg. */
+/* Delivers the request the initiator's core prepared in @x->imsg. */
 static void ptl_send(struct ptl_xfer *x)
 {
 	const struct ptl_hdr *hdr = &x->imsg.hdr;
 	struct ptl_iface *iface = x->ini->iface;
 
-	if (hdr->dst.nid != iface->nid) {
-		/* No transport to other nodes yet. */
-		ptlc_msg_finalize(&x->imsg, PTL_NI_FAIL);
-		return;
-	}
 	x->tgt = ptl_iface_find_ni(iface, hdr->dst.pid);
 	if (!x->tgt) {
 		/* Nobody there to count a drop: the message is lost. */
@@ -206,7 +201,8 @@ static void ptl_send(struct ptl_xfer *x)
 }
 
 /* The initiator half: the core validates and builds the request. */
-static int ptl_data_start(struct ptl_xfer *x, const struct ptl_ioc_data *d)
+int ptl_data_start(struct ptl_ni *ni, const struct ptl_ioc_data *d,
+		   struct ptlc_msg *msg)
 {
 	struct ptlc_put_args a = {
 		.md = d->op == PTL_DATA_GETPUT ? d->put_md_handle :
@@ -222,26 +218,26 @@ static int ptl_data_start(struct ptl_xfer *x, const struct ptl_ioc_data *d)
 		.hdr_data = d->hdr_data,
 	};
 	bool region = d->flags & PTL_DATA_REGION;
-	struct ptlc_ni *core = x->ini->core;
+	struct ptlc_ni *core = ni->core;
 
 	switch (d->op) {
 	case PTL_DATA_PUT:
-		return ptlc_put(core, &a, region, &x->imsg);
+		return ptlc_put(core, &a, region, msg);
 	case PTL_DATA_GET:
-		return ptlc_get(core, &a, region, &x->imsg);
+		return ptlc_get(core, &a, region, msg);
 	default:
-		return ptlc_getput(core, d->md_handle, &a, &x->imsg);
+		return ptlc_getput(core, d->md_handle, &a, msg);
 	}
 }
 
-static void ptl_trace_request(struct ptl_xfer *x, u32 op)
+void ptl_trace_request(const struct ptlc_msg *msg, u32 op)
 {
 	if (op == PTL_DATA_PUT)
-		trace_ptl_put(&x->imsg.hdr);
+		trace_ptl_put(&msg->hdr);
 	else if (op == PTL_DATA_GET)
-		trace_ptl_get(&x->imsg.hdr);
+		trace_ptl_get(&msg->hdr);
 	else
-		trace_ptl_getput(&x->imsg.hdr);
+		trace_ptl_getput(&msg->hdr);
 }
 
 /*
@@ -286,6 +282,10 @@ long ptl_ioctl_data(struct ptl_file *pf, void *arg)
 			       args->put_md_handle : args->md_handle);
 	if (!ni)
 		return PTL_MD_INVALID;
+	if (args->target_nid != ni->nid) {
+		rc = ptl_remote_data(ni, args);
+		goto out_put;
+	}
 	x = ptl_xfer_get(ni);
 	if (!x) {
 		rc = PTL_NO_SPACE;
@@ -293,9 +293,9 @@ long ptl_ioctl_data(struct ptl_file *pf, void *arg)
 	}
 	x->ini = ni;
 	x->tgt = NULL;
-	rc = ptl_data_start(x, args);
+	rc = ptl_data_start(ni, args, &x->imsg);
 	if (rc == PTL_OK) {
-		ptl_trace_request(x, args->op);
+		ptl_trace_request(&x->imsg, args->op);
 		ptl_send(x);
 	}
 	ptl_xfer_put(ni, x);

@@ -85,9 +85,19 @@ void ptl_wake_put(struct ptl_wake *wake)
 	kref_put(&wake->ref, ptl_wake_free);
 }
 
+/*
+ * The last put of an NI can come from a transport completing a message in
+ * softirq (the process is gone, its messages were still in flight); the
+ * release sleeps, so it runs from this workqueue then.
+ */
+static struct workqueue_struct *ptl_ni_wq;
+
 static void ptl_ni_free_rcu(struct rcu_head *head)
 {
-	kfree(container_of(head, struct ptl_ni, rcu));
+	struct ptl_ni *ni = container_of(head, struct ptl_ni, rcu);
+
+	put_pid(ni->owner);
+	kfree(ni);
 }
 
 /*
@@ -102,6 +112,7 @@ static void ptl_ni_release(struct kref *ref)
 	ptlc_ni_destroy(ni->core);	/* MDs go to the unpin work */
 	ptl_eq_ni_teardown(ni);		/* the core no longer writes rings */
 	ptl_iface_release_pid(ni->iface, ni->pid);
+	atomic_dec(&ni->iface->nis);
 	ptl_user_del_ni(&ni->acct);
 	ptl_acct_release(&ni->acct);
 	ptl_wake_put(ni->wake);
@@ -113,6 +124,35 @@ static void ptl_ni_release(struct kref *ref)
 void ptl_ni_put(struct ptl_ni *ni)
 {
 	kref_put(&ni->ref, ptl_ni_release);
+}
+
+static void ptl_ni_release_work(struct work_struct *work)
+{
+	ptl_ni_put(container_of(work, struct ptl_ni, release_work));
+}
+
+/* Any context: a last put is finished by ptl_ni_wq. */
+void ptl_ni_put_async(struct ptl_ni *ni)
+{
+	if (!refcount_dec_not_one(&ni->ref.refcount))
+		queue_work(ptl_ni_wq, &ni->release_work);
+}
+
+/* Waits for every release queued so far. */
+void ptl_ni_flush_releases(void)
+{
+	flush_workqueue(ptl_ni_wq);
+}
+
+int ptl_ni_init(void)
+{
+	ptl_ni_wq = alloc_workqueue("ptl_ni", WQ_UNBOUND, 0);
+	return ptl_ni_wq ? 0 : -ENOMEM;
+}
+
+void ptl_ni_exit(void)
+{
+	destroy_workqueue(ptl_ni_wq);
 }
 
 /* The file slot a handle names, or -1; safe to index pf->ni[] with. */
@@ -167,7 +207,7 @@ static void ptl_ni_fill_init_reply(const struct ptl_ni *ni,
 	ptl_limits_check_layout();
 	ptlc_ni_limits(ni->core, (ptl_ni_limits_t *)&args->actual);
 	args->ni_handle = ni->handle;
-	args->nid = ni->iface->nid;
+	args->nid = ni->nid;
 	args->out_pid = ni->pid;
 }
 
@@ -187,18 +227,27 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 		return PTL_NO_SPACE;
 	}
 	kref_init(&ni->ref);
+	INIT_WORK(&ni->release_work, ptl_ni_release_work);
 	ni->iface = iface;
 	ni->slot = iface->index;
+	ni->owner = get_pid(task_tgid(current));
+	get_task_comm(ni->comm, current);
 	ptl_acct_copy(&ni->acct, &pf->acct);
 	spin_lock_init(&ni->swap_lock);
 	xa_init_flags(&ni->eq_maps, XA_FLAGS_ALLOC1);
 
-	rc = ptl_iface_claim_pid(iface, args->pid, ni, &ni->pid);
+	/* The nid cannot change while the interface counts an NI. */
+	mutex_lock(&iface->pn->lock);
+	rc = ptl_iface_claim_pid(iface, args->pid, ni, pf->euid, &ni->pid);
+	if (rc == PTL_OK) {
+		atomic_inc(&iface->nis);
+		cfg.nid = iface->nid;
+	}
+	mutex_unlock(&iface->pn->lock);
 	if (rc != PTL_OK)
 		goto err_free;
 
 	cfg.slot = ni->slot;
-	cfg.nid = iface->nid;
 	cfg.pid = ni->pid;
 	cfg.uid = from_kuid_munged(&init_user_ns, pf->euid);
 	/*
@@ -215,6 +264,7 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 	if (rc != PTL_OK)
 		goto err_pid;
 	ni->handle = ptlc_ni_handle(ni->core);
+	ni->nid = cfg.nid;
 
 	kref_get(&pf->wake->ref);
 	ni->wake = pf->wake;
@@ -227,6 +277,7 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 
 err_pid:
 	ptl_iface_release_pid(iface, ni->pid);
+	atomic_dec(&iface->nis);
 err_free:
 	ptl_user_del_ni(&ni->acct);
 	ptl_acct_release(&ni->acct);
@@ -247,7 +298,7 @@ long ptl_ioctl_ni_init(struct ptl_file *pf, void *arg)
 	if (args->iface < PTL_NALTYPE_LINUX0 ||
 	    args->iface >= PTL_NALTYPE_LINUX0 + PTL_MAX_INTERFACES)
 		return PTL_IFACE_INVALID;
-	iface = ptl_iface_get(args->iface - PTL_NALTYPE_LINUX0);
+	iface = ptl_iface_get(pf->pn, args->iface - PTL_NALTYPE_LINUX0);
 	if (!iface)
 		return PTL_IFACE_INVALID;
 

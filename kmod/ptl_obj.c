@@ -53,7 +53,7 @@ long ptl_ioctl_ni_dist(struct ptl_file *pf, void *arg)
 	if (args->nid == PTL_NID_ANY)
 		rc = PTL_PROCESS_INVALID;
 	else
-		args->distance = args->nid == ni->iface->nid ? 0 : 1;
+		args->distance = args->nid == ni->nid ? 0 : 1;
 	ptl_ni_put(ni);
 	return rc;
 }

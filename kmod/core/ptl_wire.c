@@ -7,6 +7,7 @@
  * everything that can be checked without an NI; values that index NI
  * tables (pt_index, ac_index, md_handle) are checked again where used.
  */
+#include "ptl_bytes.h"
 #include "ptl_wire.h"
 
 /* Offsets of the fields in the wire header. */
@@ -33,39 +34,6 @@ enum {
 	W_MD_GEN = 92,
 	W_END = 96,
 };
-
-static void put_le16(u8 *p, u16 v)
-{
-	p[0] = (u8)v;
-	p[1] = (u8)(v >> 8);
-}
-
-static void put_le32(u8 *p, u32 v)
-{
-	put_le16(p, (u16)v);
-	put_le16(p + 2, (u16)(v >> 16));
-}
-
-static void put_le64(u8 *p, u64 v)
-{
-	put_le32(p, (u32)v);
-	put_le32(p + 4, (u32)(v >> 32));
-}
-
-static u16 get_le16(const u8 *p)
-{
-	return (u16)(p[0] | (p[1] << 8));
-}
-
-static u32 get_le32(const u8 *p)
-{
-	return get_le16(p) | ((u32)get_le16(p + 2) << 16);
-}
-
-static u64 get_le64(const u8 *p)
-{
-	return get_le32(p) | ((u64)get_le32(p + 4) << 32);
-}
 
 u64 ptl_hdr_payload_length(const struct ptl_hdr *hdr)
 {

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interface between ptl.ko (the Portals library) and the transports
+ * that carry Portals messages between nodes (ptl_rtscts.ko over Ethernet;
+ * InfiniBand next). Exported in the symbol namespace PORTALS.
+ *
+ * A transport registers itself; ptlctl binds a Portals interface of a
+ * network namespace to a network device through it, and the library then
+ * hands it every message whose target nid is not this node's. The library
+ * owns Portals semantics, memory and events; the transport owns frames,
+ * peers, reliability and flow control. Neither reaches into the other's
+ * structures: a message (struct ptl_msg) is opaque apart from the scratch
+ * area ptl_msg_cb() gives the transport.
+ *
+ * Sending. ops->send(binding, msg) queues @msg for its target node. The
+ * transport sends ptl_msg_hdr() (the 96-byte wire header of
+ * kmod/core/ptl_wire.h) and then ptl_msg_len() bytes of payload, taken with
+ * ptl_msg_copy() or attached with ptl_msg_frags(); it calls ptl_msg_sent()
+ * exactly once, when the target has acknowledged the whole message or the
+ * transport gave up on it. The payload stays valid (pinned, the MD held)
+ * until then, whatever the owning process does meanwhile.
+ *
+ * Receiving. For the first frame of a message the transport calls
+ * ptl_rx_start() with the wire header; the library matches it and says
+ * how many payload bytes to deposit (the rest is discarded). The transport
+ * deposits them with ptl_msg_deposit() (in any order, each byte once) and
+ * then calls ptl_rx_done(), which may return a response to send back to
+ * the same peer (an ACK, or a get's REPLY): the transport queues it like a
+ * sent message and calls ptl_msg_sent() for it in turn.
+ *
+ * Contexts and locks. ops->send is called in process context with no lock
+ * held; @gfp says how it may allocate. Every ptl_* function below may be
+ * called from any context (softirq included), also with the transport's
+ * own spinlocks held: the library takes only its NI locks inside and never
+ * calls back into the transport from them. ops->bind and ops->unbind run in
+ * process context under RTNL. After ops->unbind returns, the transport has
+ * called ptl_msg_sent() or ptl_rx_done() for every message it was given,
+ * and calls nothing more for that binding.
+ */
+#ifndef PTL_TRANSPORT_H
+#define PTL_TRANSPORT_H
+
+#include <linux/module.h>
+#include <linux/netlink.h>
+#include <linux/types.h>
+
+/* Bumped on any incompatible change; a transport states what it expects. */
+#define PTL_TRANSPORT_VERSION	1
+
+struct net;
+struct net_device;
+struct netlink_callback;
+struct sk_buff;
+struct ptl_binding;
+struct ptl_msg;
+
+/* What ptlctl asked for when binding (PTL_CMD_SET_IFACE). */
+struct ptl_bind_config {
+	u32 nid;
+	u32 eager_max;		/* 0: the transport's default */
+	u16 ethertype;		/* 0: the transport's default */
+};
+
+struct ptl_transport_ops {
+	/*
+	 * Binds @b to @dev (referenced by the library while bound) and
+	 * stores its state with ptl_binding_set_priv(). May reject the
+	 * device or settings with an extack message.
+	 */
+	int (*bind)(struct ptl_binding *b, struct net_device *dev,
+		    const struct ptl_bind_config *cfg,
+		    struct netlink_ext_ack *extack);
+	/* Changes settings of a bound interface (eager_max, ...). */
+	int (*configure)(struct ptl_binding *b,
+			 const struct ptl_bind_config *cfg,
+			 struct netlink_ext_ack *extack);
+	/* Fails everything in flight (see above) and frees its state. */
+	void (*unbind)(struct ptl_binding *b);
+	/* Queues @msg; 0, or a negative errno and the library fails it. */
+	int (*send)(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp);
+	/* Netlink: transport attributes of PTL_CMD_GET_IFACE. */
+	int (*fill_iface)(struct ptl_binding *b, struct sk_buff *skb);
+	/* Netlink: PTL_CMD_GET_PEER; cb->args[2..5] are the transport's. */
+	int (*dump_peers)(struct ptl_binding *b, struct sk_buff *skb,
+			  struct netlink_callback *cb);
+	int (*add_peer)(struct ptl_binding *b, u32 nid, const u8 *lladdr,
+			unsigned int addr_len, struct netlink_ext_ack *extack);
+	int (*del_peer)(struct ptl_binding *b, u32 nid,
+			struct netlink_ext_ack *extack);
+};
+
+struct ptl_transport {
+	const char *name;
+	struct module *owner;
+	unsigned int version;		/* PTL_TRANSPORT_VERSION */
+	const struct ptl_transport_ops *ops;
+	struct list_head list;		/* the library's */
+};
+
+int ptl_transport_register(struct ptl_transport *t);
+void ptl_transport_unregister(struct ptl_transport *t);
+
+/* ---- bindings ---- */
+
+void ptl_binding_set_priv(struct ptl_binding *b, void *priv);
+void *ptl_binding_priv(const struct ptl_binding *b);
+u32 ptl_binding_nid(const struct ptl_binding *b);
+u32 ptl_binding_iface(const struct ptl_binding *b);
+struct net *ptl_binding_net(const struct ptl_binding *b);
+
+/*
+ * For ops->dump_peers: starts one PTL_CMD_GET_PEER message (the interface
+ * attribute included); the transport adds the peer's attributes and ends
+ * it with genlmsg_end(), or genlmsg_cancel() and stops when it is full.
+ * NULL when @skb has no room.
+ */
+void *ptl_netlink_peer_begin(struct ptl_binding *b, struct sk_buff *skb,
+			     struct netlink_callback *cb);
+
+/* Events for ptlctl monitor (enum ptl_event of portals_netlink.h). */
+void ptl_binding_peer_event(struct ptl_binding *b, u32 nid, u8 event,
+			    u32 incarnation, u32 failed);
+
+/* ---- messages ---- */
+
+/* Bytes of per-message scratch space the transport may use. */
+#define PTL_MSG_CB_SIZE		96
+
+void *ptl_msg_cb(struct ptl_msg *msg);
+u32 ptl_msg_dst_nid(const struct ptl_msg *msg);
+/* The wire header (96 bytes, PTL_WIRE_HDR_LEN). */
+const u8 *ptl_msg_hdr(const struct ptl_msg *msg);
+/* Payload bytes that follow the header. */
+u64 ptl_msg_len(const struct ptl_msg *msg);
+/* True if this is a response (ACK or REPLY) returned by ptl_rx_done(). */
+bool ptl_msg_is_response(const struct ptl_msg *msg);
+
+/* Copies payload [@off, @off + @len) into @buf. 0 or -EFAULT. */
+int ptl_msg_copy(struct ptl_msg *msg, u64 off, void *buf, size_t len);
+/*
+ * Attaches payload [@off, @off + @len) to @skb as page fragments (the
+ * pages are referenced, not copied; SKBFL_SHARED_FRAG is set because the
+ * owner may write them meanwhile). 0, -EMSGSIZE if more fragments are
+ * needed than the skb has room for, or -EOPNOTSUPP if the payload is not
+ * in pages (copy it instead).
+ */
+int ptl_msg_frags(struct ptl_msg *msg, u64 off, u32 len, struct sk_buff *skb);
+/* The transport is done with @msg: delivered (PTL_NI_OK) or failed. */
+void ptl_msg_sent(struct ptl_msg *msg, u32 ni_fail_type);
+
+/* What ptl_rx_start() decided for the payload of a message. */
+struct ptl_rx_plan {
+	u64 payload;		/* bytes the header announces */
+	u64 deposit;		/* the first bytes to deposit; discard the rest */
+	u8 drop_reason;		/* 0, or why nothing is taken (for counters) */
+};
+
+/*
+ * A message from @src_nid arrived on @b: @hdr is its wire header (@len
+ * bytes, at least PTL_WIRE_HDR_LEN). Returns the message to deposit into
+ * and complete with ptl_rx_done(), or NULL when it needs nothing more
+ * (dropped: plan->drop_reason; or an ACK, fully handled), or
+ * ERR_PTR(-ENOMEM) when it cannot be taken now: the transport must then
+ * not acknowledge the frame, so that the peer sends it again. Never sleeps.
+ */
+struct ptl_msg *ptl_rx_start(struct ptl_binding *b, u32 src_nid,
+			     const u8 *hdr, size_t len,
+			     struct ptl_rx_plan *plan);
+/*
+ * Deposits payload bytes [@off, @off + @len) found at @skb_off in @skb.
+ * Bytes at or past plan->deposit are ignored. 0 or -EFAULT.
+ */
+int ptl_msg_deposit(struct ptl_msg *msg, u64 off, const struct sk_buff *skb,
+		    int skb_off, u32 len);
+/* Same from a kernel buffer (a transport that reassembles). */
+int ptl_msg_deposit_buf(struct ptl_msg *msg, u64 off, const void *buf,
+			u32 len);
+/*
+ * The payload has arrived (or @ni_fail_type says it cannot). Returns a
+ * response to send to the same peer, or NULL.
+ */
+struct ptl_msg *ptl_rx_done(struct ptl_msg *msg, u32 ni_fail_type);
+
+#endif /* PTL_TRANSPORT_H */

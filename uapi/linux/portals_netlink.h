@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause */
+/*
+ * Portals for Linux: the generic netlink family "portals", version 1, which
+ * configures and inspects the Portals instance of the caller's network
+ * namespace (interfaces, peers, NIs, pid reservations, counters). The tool
+ * is ptlctl(8). Reading needs nothing; every command that changes
+ * something needs CAP_NET_ADMIN in the user namespace owning the network
+ * namespace (GENL_UNS_ADMIN_PERM).
+ *
+ * Every message is a genlmsghdr followed by attributes of the single
+ * attribute space enum ptl_attr. Integers are host order; PTL_A_STATS and
+ * PTL_A_PEER_STATS nest counters of enum ptl_stat as u64. Dumps may be
+ * interrupted and resumed (NLM_F_DUMP); a dump whose objects changed
+ * meanwhile is flagged NLM_F_DUMP_INTR, as usual.
+ *
+ * PTL_CMD_GET_IFACE (do with PTL_A_IFACE, or dump): one message per
+ *   Portals interface (0 .. PTL_MAX_INTERFACES - 1) of the namespace:
+ *     PTL_A_IFACE        u32   index; PtlNIInit's iface is
+ *                              PTL_NALTYPE_LINUX0 + index
+ *     PTL_A_NID          u32   this node's nid on it
+ *     PTL_A_STATE        u8    enum ptl_iface_state
+ *     PTL_A_IFINDEX      u32   bound network device (if bound)
+ *     PTL_A_IFNAME       string
+ *     PTL_A_TRANSPORT    string  "rtscts", ...
+ *     PTL_A_MTU          u32   largest frame the transport sends
+ *     PTL_A_EAGER_MAX    u32   payload bytes sent eagerly, larger use RTS/CTS
+ *     PTL_A_ETHERTYPE    u16
+ *     PTL_A_NIS          u32   NIs open on it
+ *     PTL_A_PEERS        u32   peers the transport keeps state for
+ *     PTL_A_STATS        nest  interface counters (enum ptl_stat)
+ *
+ * PTL_CMD_SET_IFACE (admin): binds interface PTL_A_IFACE to the network
+ *   device PTL_A_IFNAME or PTL_A_IFINDEX through transport PTL_A_TRANSPORT
+ *   (default "rtscts"), or changes the settings of a bound one. PTL_A_NID
+ *   sets the nid; without it the nid is the device's first IPv4 address
+ *   (host order), which lets peers find each other through ARP with no
+ *   configuration. The nid cannot change while NIs are open (EBUSY).
+ *   Optional: PTL_A_EAGER_MAX, PTL_A_ETHERTYPE (default 0x88B5).
+ *
+ * PTL_CMD_DEL_IFACE (admin): unbinds PTL_A_IFACE. Operations in flight on
+ *   it end with failure events (ni_fail_type PTL_NI_FAIL); the interface
+ *   stays usable for intra-node traffic.
+ *
+ * PTL_CMD_GET_PEER (dump, PTL_A_IFACE required): one message per peer:
+ *     PTL_A_IFACE, PTL_A_NID (the peer's), PTL_A_PEER_LLADDR (binary,
+ *     dev->addr_len bytes), PTL_A_PEER_STATE (u8 enum ptl_peer_state),
+ *     PTL_A_PEER_FLAGS (u32 PTL_PEER_F_*), PTL_A_PEER_INCARNATION (u32),
+ *     PTL_A_PEER_RTT_US, PTL_A_PEER_RTTVAR_US, PTL_A_PEER_RTO_US,
+ *     PTL_A_PEER_CWND, PTL_A_PEER_INFLIGHT, PTL_A_PEER_QUEUED (u32 each),
+ *     PTL_A_PEER_IDLE_MS (u32, since the last frame from it),
+ *     PTL_A_PEER_STATS (nest of enum ptl_stat).
+ *
+ * PTL_CMD_NEW_PEER (admin): a static link-layer address for a nid:
+ *   PTL_A_IFACE, PTL_A_NID, PTL_A_PEER_LLADDR. Static peers are never
+ *   resolved nor reclaimed. PTL_CMD_DEL_PEER (admin): PTL_A_IFACE,
+ *   PTL_A_NID: forget the peer (operations in flight to it fail).
+ *
+ * PTL_CMD_GET_NI (dump): one message per NI of the namespace: PTL_A_IFACE,
+ *   PTL_A_NID, PTL_A_PID (Portals pid), PTL_A_UID, PTL_A_JID,
+ *   PTL_A_OWNER_PID (u32 tgid of the process that created it, in the
+ *   caller's pid namespace; 0 if it has exited or is not visible there),
+ *   PTL_A_COMM (string), PTL_A_STATS (nest: PTL_STAT_NI_*).
+ *
+ * PTL_CMD_GET_STATS (do): PTL_A_STATS with the counters of the namespace
+ *   and of the module (PTL_STAT_*).
+ *
+ * PTL_CMD_NEW_PIDRES (admin): reserves the Portals pids PTL_A_PID ..
+ *   PTL_A_PID_LAST (default PTL_A_PID) of interface PTL_A_IFACE for the uid
+ *   PTL_A_UID: only processes of that uid (or with CAP_NET_ADMIN) may claim
+ *   them. Ranges may not overlap (EEXIST). PTL_CMD_DEL_PIDRES (admin):
+ *   PTL_A_IFACE, PTL_A_PID (first pid of the range). PTL_CMD_GET_PIDRES
+ *   (dump): PTL_A_IFACE, PTL_A_PID, PTL_A_PID_LAST, PTL_A_UID.
+ *
+ * Multicast group PTL_GENL_MCGRP_EVENTS: PTL_CMD_PEER_EVENT messages with
+ *   PTL_A_IFACE, PTL_A_NID (the peer), PTL_A_EVENT (u8 enum ptl_event),
+ *   PTL_A_PEER_INCARNATION, PTL_A_FAILED (u32: operations failed by it).
+ */
+#ifndef _UAPI_LINUX_PORTALS_NETLINK_H
+#define _UAPI_LINUX_PORTALS_NETLINK_H
+
+#define PTL_GENL_NAME		"portals"
+#define PTL_GENL_VERSION	1
+#define PTL_GENL_MCGRP_EVENTS	"events"
+
+/* The IEEE 802 local experimental ethertype; configurable per interface. */
+#define PTL_ETHERTYPE_DEFAULT	0x88B5
+
+enum ptl_cmd {
+	PTL_CMD_UNSPEC,
+	PTL_CMD_GET_IFACE,
+	PTL_CMD_SET_IFACE,
+	PTL_CMD_DEL_IFACE,
+	PTL_CMD_GET_PEER,
+	PTL_CMD_NEW_PEER,
+	PTL_CMD_DEL_PEER,
+	PTL_CMD_GET_NI,
+	PTL_CMD_GET_STATS,
+	PTL_CMD_NEW_PIDRES,
+	PTL_CMD_DEL_PIDRES,
+	PTL_CMD_GET_PIDRES,
+	PTL_CMD_PEER_EVENT,		/* notification only */
+	__PTL_CMD_MAX
+};
+#define PTL_CMD_MAX		(__PTL_CMD_MAX - 1)
+
+enum ptl_attr {
+	PTL_A_UNSPEC,
+	PTL_A_PAD,			/* for 64-bit alignment */
+	PTL_A_IFACE,			/* u32 */
+	PTL_A_NID,			/* u32 */
+	PTL_A_STATE,			/* u8 enum ptl_iface_state */
+	PTL_A_IFINDEX,			/* u32 */
+	PTL_A_IFNAME,			/* string */
+	PTL_A_TRANSPORT,		/* string */
+	PTL_A_MTU,			/* u32 */
+	PTL_A_EAGER_MAX,		/* u32 */
+	PTL_A_ETHERTYPE,		/* u16 */
+	PTL_A_NIS,			/* u32 */
+	PTL_A_PEERS,			/* u32 */
+	PTL_A_STATS,			/* nest of enum ptl_stat, u64 */
+	PTL_A_PEER_LLADDR,		/* binary */
+	PTL_A_PEER_STATE,		/* u8 enum ptl_peer_state */
+	PTL_A_PEER_FLAGS,		/* u32 PTL_PEER_F_* */
+	PTL_A_PEER_INCARNATION,		/* u32 */
+	PTL_A_PEER_RTT_US,		/* u32 */
+	PTL_A_PEER_RTTVAR_US,		/* u32 */
+	PTL_A_PEER_RTO_US,		/* u32 */
+	PTL_A_PEER_CWND,		/* u32, frames */
+	PTL_A_PEER_INFLIGHT,		/* u32, frames sent and not acknowledged */
+	PTL_A_PEER_QUEUED,		/* u32, messages waiting to be sent */
+	PTL_A_PEER_IDLE_MS,		/* u32 */
+	PTL_A_PEER_STATS,		/* nest of enum ptl_stat, u64 */
+	PTL_A_PID,			/* u32 */
+	PTL_A_PID_LAST,			/* u32 */
+	PTL_A_UID,			/* u32 */
+	PTL_A_JID,			/* u32 */
+	PTL_A_OWNER_PID,		/* u32 */
+	PTL_A_COMM,			/* string */
+	PTL_A_EVENT,			/* u8 enum ptl_event */
+	PTL_A_FAILED,			/* u32 */
+	__PTL_A_MAX
+};
+#define PTL_A_MAX		(__PTL_A_MAX - 1)
+
+enum ptl_iface_state {
+	PTL_IFACE_LOCAL,		/* not bound: intra-node traffic only */
+	PTL_IFACE_UP,			/* bound, device up */
+	PTL_IFACE_DOWN,			/* bound, device down (no carrier) */
+};
+
+enum ptl_peer_state {
+	PTL_PEER_RESOLVING,		/* waiting for its link-layer address */
+	PTL_PEER_UP,			/* exchanging frames */
+	PTL_PEER_UNREACHABLE,		/* timed out; operations to it failed */
+};
+
+#define PTL_PEER_F_STATIC	(1U << 0)	/* configured, never reclaimed */
+
+enum ptl_event {
+	PTL_EVENT_PEER_UP,		/* first frame, or back after a failure */
+	PTL_EVENT_PEER_UNREACHABLE,	/* no answer within the peer timeout */
+	PTL_EVENT_PEER_RESTARTED,	/* a new incarnation of the peer */
+	PTL_EVENT_PEER_RESET,		/* it lost the state of our stream */
+};
+
+/*
+ * Counters, in PTL_A_STATS (interface, namespace, module) and
+ * PTL_A_PEER_STATS (peer). Each object reports the ones that apply.
+ */
+enum ptl_stat {
+	PTL_STAT_UNSPEC,
+	PTL_STAT_PAD,
+	PTL_STAT_TX_FRAMES,		/* frames sent, retransmissions included */
+	PTL_STAT_TX_BYTES,
+	PTL_STAT_RX_FRAMES,		/* frames received and accepted */
+	PTL_STAT_RX_BYTES,
+	PTL_STAT_RETRANSMITS,		/* frames sent again */
+	PTL_STAT_TIMEOUTS,		/* retransmission timer expiries */
+	PTL_STAT_DUPLICATES,		/* frames received twice, dropped */
+	PTL_STAT_OUT_OF_ORDER,		/* frames received ahead of a gap */
+	PTL_STAT_BAD_FRAMES,		/* malformed, bad checksum, wrong node */
+	PTL_STAT_STALE_FRAMES,		/* from an old incarnation or stream */
+	PTL_STAT_NO_BUFFER,		/* dropped for lack of memory or window */
+	PTL_STAT_MSGS_TX,		/* Portals messages sent */
+	PTL_STAT_MSGS_RX,		/* Portals messages received */
+	PTL_STAT_MSGS_FAILED,		/* operations ended with PTL_NI_FAIL */
+	PTL_STAT_RTS,			/* messages sent with RTS/CTS */
+	PTL_STAT_LATE_RESPONSES,	/* ACK/REPLY to a gone or recycled MD */
+	PTL_STAT_PEER_RESTARTS,		/* new incarnations seen */
+	PTL_STAT_PEERS_RECLAIMED,	/* idle peers freed */
+	/* module and namespace counters (PTL_CMD_GET_STATS) */
+	PTL_STAT_OPEN_FILES,
+	PTL_STAT_NIS,
+	PTL_STAT_MDS,
+	PTL_STAT_EQS,
+	PTL_STAT_PINNED_PAGES,
+	PTL_STAT_INTRA_MSGS,
+	PTL_STAT_DROPS,
+	PTL_STAT_CORE_OBJECTS,
+	/* per NI (PTL_CMD_GET_NI) */
+	PTL_STAT_NI_MES,
+	PTL_STAT_NI_MDS,
+	PTL_STAT_NI_EQS,
+	PTL_STAT_NI_MSGS_IN_FLIGHT,
+	__PTL_STAT_MAX
+};
+#define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)
+
+#endif /* _UAPI_LINUX_PORTALS_NETLINK_H */
