@@ -80,12 +80,14 @@ static int ptl_put_stat(struct sk_buff *skb, int type, u64 v)
 
 /* ---- interfaces ---- */
 
-static int ptl_fill_iface_stats(struct sk_buff *skb, struct ptl_iface *iface)
+static int ptl_fill_iface_stats(struct sk_buff *skb, struct ptl_iface *iface,
+				struct ptl_binding *b)
 {
 	struct ptl_iface_stats *s = &iface->stats;
 	struct nlattr *nest = nla_nest_start(skb, PTL_A_STATS);
 
 	if (!nest ||
+	    (b && b->t->ops->fill_stats && b->t->ops->fill_stats(b, skb)) ||
 	    ptl_put_stat(skb, PTL_STAT_MSGS_TX, atomic64_read(&s->msgs_tx)) ||
 	    ptl_put_stat(skb, PTL_STAT_MSGS_RX, atomic64_read(&s->msgs_rx)) ||
 	    ptl_put_stat(skb, PTL_STAT_MSGS_FAILED,
@@ -126,7 +128,7 @@ static int ptl_fill_iface(struct sk_buff *skb, struct ptl_iface *iface,
 	    nla_put_u32(skb, PTL_A_NIS, atomic_read(&iface->nis)) ||
 	    (!b && nla_put_u8(skb, PTL_A_STATE, PTL_IFACE_LOCAL)) ||
 	    (b && ptl_fill_binding(skb, b)) ||
-	    ptl_fill_iface_stats(skb, iface)) {
+	    ptl_fill_iface_stats(skb, iface, b)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -213,6 +215,44 @@ static inline long ptl_st_memchk(const void *buf, int c, size_t len)
 
 /* ---- peer processes ---- */
 
+/*
+ * Two-node runs (selftests/run-net-tests.sh): the peers of a test live on
+ * another Portals node, the network namespace PTL_PEER_NETNS names (a
+ * path such as /run/netns/b), joined by a link the transport crosses. The
+ * same tests then prove the same semantics between nodes. Returns the
+ * namespace's fd, or -1 when the run is on one node.
+ */
+static inline int ptl_st_peer_netns(void)
+{
+	const char *path = getenv("PTL_PEER_NETNS");
+
+	return path && *path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+}
+
+/* In a fresh peer process: become a process of the peer node. */
+static inline void ptl_st_enter_peer_node(void)
+{
+	const char *path = getenv("PTL_PEER_NETNS");
+	int fd = ptl_st_peer_netns();
+
+	if (!path || !*path)
+		return;
+	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+		fprintf(stderr, "# cannot enter %s: %s\n", path,
+			strerror(errno));
+		exit(PTL_ST_FAIL_CODE);
+	}
+	close(fd);
+}
+
+/* True when the peers of this run are on another node. */
+static inline bool ptl_st_two_nodes(void)
+{
+	const char *path = getenv("PTL_PEER_NETNS");
+
+	return path && *path;
+}
+
 struct ptl_peer {
 	pid_t pid;
 	int rd;		/* from the peer */
@@ -296,6 +336,7 @@ static inline int ptl_peer_start(struct ptl_peer *p,
 
 		close(to[1]);
 		close(from[0]);
+		ptl_st_enter_peer_node();
 		/* Not in the harness's process group games: die with it. */
 		exit(fn(&c, arg));
 	}

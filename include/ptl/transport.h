@@ -78,8 +78,10 @@ struct ptl_transport_ops {
 	void (*unbind)(struct ptl_binding *b);
 	/* Queues @msg; 0, or a negative errno and the library fails it. */
 	int (*send)(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp);
-	/* Netlink: transport attributes of PTL_CMD_GET_IFACE. */
+	/* Netlink: transport attributes of PTL_CMD_GET_IFACE ... */
 	int (*fill_iface)(struct ptl_binding *b, struct sk_buff *skb);
+	/* ... and its counters, inside the interface's PTL_A_STATS nest. */
+	int (*fill_stats)(struct ptl_binding *b, struct sk_buff *skb);
 	/* Netlink: PTL_CMD_GET_PEER; cb->args[2..5] are the transport's. */
 	int (*dump_peers)(struct ptl_binding *b, struct sk_buff *skb,
 			  struct netlink_callback *cb);

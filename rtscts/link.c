@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The device side: binding a Portals interface to an Ethernet device,
+ * receiving frames of our ethertype on it, and sending frames.
+ *
+ * Receive: a packet_type bound to the one device calls rtscts_rcv() in
+ * softirq for every frame of the ethertype. Everything that needs no
+ * state is checked first (headers, lengths, checksum, addressing); only
+ * then is a peer looked up or created, and the frame handed to it under
+ * its lock.
+ *
+ * Send: frames are skbs whose linear part holds the headers (and small
+ * payloads, copied); larger payloads are the sender's pinned pages,
+ * attached as fragments (ptl_msg_frags): no copy on the sending host. The
+ * checksum covers the linear part (csum_len). Frames are built under the
+ * peer lock and sent after it is dropped (rtscts_xmit).
+ *
+ * Addressing: peers are found by nid. Unless ptlctl gave a static
+ * link-layer address, a peer's address is learnt from the frames it sends,
+ * or resolved with the kernel's ARP table when our nid is an IPv4 address
+ * of the device: nid = IPv4 address (host order) needs no configuration on
+ * a flat Ethernet segment (Documentation/wire-protocol.md, "Addressing").
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/crc32.h>
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/slab.h>
+#include <net/arp.h>
+#include <net/neighbour.h>
+
+#include "rtscts.h"
+#include "rtscts_trace.h"
+
+/* The transmit unit: the device's MTU, capped by the 16-bit frame_len. */
+u32 rtscts_mtu(const struct rtscts_if *rif)
+{
+	return min_t(u32, READ_ONCE(rif->dev->mtu), RTSCTS_MAX_FRAME);
+}
+
+u32 rtscts_crc32c(u32 seed, const u8 *p, size_t n)
+{
+	return __crc32c_le(seed, p, n);
+}
+
+/* ---- sending ---- */
+
+/* An skb with room for the link header and @linear bytes of frame. */
+struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, unsigned int linear,
+				 gfp_t gfp)
+{
+	struct net_device *dev = rif->dev;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + linear +
+			dev->needed_tailroom, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_network_header(skb);
+	return skb;
+}
+
+/**
+ * rtscts_finish_frame - fill the common header, checksum, link header
+ * @peer: the destination (lock held)
+ * @skb: the frame: type header and payload in place, headers reserved at
+ *	the start of the linear part
+ * @f: the frame's type and type fields; the rest is filled here
+ */
+void rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,
+			 struct rtscts_frame *f)
+{
+	struct rtscts_if *rif = peer->rif;
+
+	f->frame_len = skb->len;
+	f->csum_len = skb_headlen(skb);
+	f->src_nid = ptl_binding_nid(rif->b);
+	f->dst_nid = peer->nid;
+	f->src_inc = rif->incarnation;
+	f->dst_inc = peer->rx_inc;
+	rtscts_fill_ack(peer, f);
+	rtscts_frame_encode(f, skb->data);
+	rtscts_frame_set_crc(skb->data,
+			     rtscts_frame_crc(skb->data, f->csum_len,
+					      rtscts_crc32c));
+	skb->dev = rif->dev;
+	skb->protocol = htons(rif->ethertype);
+	dev_hard_header(skb, rif->dev, rif->ethertype, peer->lladdr,
+			rif->dev->dev_addr, skb->len);
+	skb_reset_mac_header(skb);
+	peer->st.tx_frames++;
+	peer->st.tx_bytes += skb->len;
+	trace_rtscts_tx(rif, peer->nid, f);
+}
+
+void rtscts_xmit(struct rtscts_if *rif, struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+	u64 frames = 0, bytes = 0;
+
+	while ((skb = __skb_dequeue(q))) {
+		frames++;
+		bytes += skb->len;
+		dev_queue_xmit(skb);
+	}
+	if (frames) {
+		rtscts_count(rif, PTL_STAT_TX_FRAMES, frames);
+		rtscts_count(rif, PTL_STAT_TX_BYTES, bytes);
+	}
+}
+
+/* ---- address resolution ---- */
+
+/*
+ * True once @peer's link-layer address is known. Otherwise asks ARP
+ * (when the nid can be an IPv4 address of the segment) and the caller
+ * keeps its frames until the timer tries again. Peer lock held.
+ */
+bool rtscts_resolve(struct rtscts_peer *peer)
+{
+	struct net_device *dev = peer->rif->dev;
+	__be32 ip = htonl(peer->nid);
+	struct neighbour *n;
+
+	if (peer->lladdr_valid)
+		return true;
+	rcu_read_lock();
+	n = __ipv4_neigh_lookup_noref(dev, (__force u32)ip);
+	if (n && (READ_ONCE(n->nud_state) & NUD_VALID)) {
+		neigh_ha_snapshot(peer->lladdr, n, dev);
+		peer->lladdr_valid = is_valid_ether_addr(peer->lladdr);
+	}
+	rcu_read_unlock();
+	if (peer->lladdr_valid) {
+		rtscts_peer_set_state(peer, PTL_PEER_UP);
+		return true;
+	}
+	n = __neigh_lookup(&arp_tbl, &ip, dev, 1);
+	if (!IS_ERR_OR_NULL(n)) {
+		neigh_event_send(n, NULL);
+		neigh_release(n);
+	}
+	return false;
+}
+
+/* ---- receiving ---- */
+
+/* Headers, lengths, checksum, addressing; 0 or a reason to drop. */
+static int rtscts_check(struct rtscts_if *rif, struct sk_buff *skb,
+			struct rtscts_frame *f)
+{
+	u16 hdr_len;
+	int err;
+
+	if (!pskb_may_pull(skb, RTSCTS_HDR_LEN))
+		return RTSCTS_FRAME_ESHORT;
+	hdr_len = rtscts_hdr_len(skb->data[1]);
+	if (hdr_len && !pskb_may_pull(skb, hdr_len))
+		return RTSCTS_FRAME_ESHORT;
+	err = rtscts_frame_decode(skb->data, skb_headlen(skb), skb->len, f);
+	if (err)
+		return err;
+	/* Ethernet pads short frames: frame_len says where ours ends. */
+	if (pskb_trim(skb, f->frame_len) || !pskb_may_pull(skb, f->csum_len))
+		return RTSCTS_FRAME_ELENGTH;
+	if (rtscts_frame_crc(skb->data, f->csum_len, rtscts_crc32c) != f->crc)
+		return RTSCTS_FRAME_EFIELD;
+	if (f->dst_nid != ptl_binding_nid(rif->b) ||
+	    f->src_nid == f->dst_nid)
+		return RTSCTS_FRAME_ENID;
+	return 0;
+}
+
+static int rtscts_rcv(struct sk_buff *skb, struct net_device *dev,
+		      struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct rtscts_if *rif = pt->af_packet_priv;
+	struct rtscts_peer *peer;
+	struct sk_buff_head xq;
+	struct rtscts_frame f;
+	int err;
+
+	if (skb->pkt_type == PACKET_OTHERHOST ||
+	    skb->pkt_type == PACKET_LOOPBACK)
+		goto drop;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
+	err = rtscts_check(rif, skb, &f);
+	if (err) {
+		rtscts_count(rif, PTL_STAT_BAD_FRAMES, 1);
+		trace_rtscts_bad(rif, err);
+		goto drop;
+	}
+	__skb_queue_head_init(&xq);
+	/* A frame for an earlier life of this node: tell its sender. */
+	if (f.dst_inc && f.dst_inc != rif->incarnation) {
+		rtscts_count(rif, PTL_STAT_STALE_FRAMES, 1);
+		if (rtscts_type_reliable(f.type))
+			rtscts_send_reset(rif, &f, eth_hdr(skb)->h_source,
+					  &rif->last_reset, &xq);
+		rtscts_xmit(rif, &xq);
+		goto drop;
+	}
+	peer = rtscts_peer_get(rif, f.src_nid, GFP_ATOMIC);
+	if (!peer) {
+		rtscts_count(rif, PTL_STAT_NO_BUFFER, 1);
+		goto drop;
+	}
+	spin_lock_bh(&peer->lock);
+	if (peer->dead) {
+		spin_unlock_bh(&peer->lock);
+		goto drop;
+	}
+	if (!peer->is_static) {
+		ether_addr_copy(peer->lladdr, eth_hdr(skb)->h_source);
+		peer->lladdr_valid = true;
+	}
+	rtscts_rx_reliable(peer, skb, &f, &xq);	/* takes the skb */
+	spin_unlock_bh(&peer->lock);
+	rtscts_xmit(rif, &xq);
+	return NET_RX_SUCCESS;
+
+drop:
+	kfree_skb(skb);
+	return NET_RX_DROP;
+}
+
+/* ---- binding ---- */
+
+static u32 rtscts_incarnation(void)
+{
+	static atomic_t last = ATOMIC_INIT(0);
+	u32 now = (u32)(ktime_get_real_ns() >> 20);	/* ~1 ms */
+	u32 old, next;
+
+	/* Strictly increasing on this host, and after a reboot too. */
+	do {
+		old = atomic_read(&last);
+		next = rtscts_seq_after(now, old) ? now : old + 1;
+		if (!next)
+			next = 1;
+	} while (atomic_cmpxchg(&last, old, next) != old);
+	return next;
+}
+
+static int rtscts_check_dev(struct net_device *dev,
+			    struct netlink_ext_ack *extack)
+{
+	if (dev->type != ARPHRD_ETHER || dev->addr_len != ETH_ALEN) {
+		NL_SET_ERR_MSG(extack, "rtscts needs an Ethernet device");
+		return -EINVAL;
+	}
+	if (dev->mtu < RTSCTS_MIN_MTU) {
+		NL_SET_ERR_MSG(extack, "the device's MTU is too small");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void rtscts_apply(struct rtscts_if *rif,
+			 const struct ptl_bind_config *cfg)
+{
+	if (cfg->eager_max)
+		WRITE_ONCE(rif->eager_max, cfg->eager_max);
+}
+
+int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
+		const struct ptl_bind_config *cfg,
+		struct netlink_ext_ack *extack)
+{
+	struct rtscts_if *rif;
+	int err;
+
+	err = rtscts_check_dev(dev, extack);
+	if (err)
+		return err;
+	rif = kzalloc(sizeof(*rif), GFP_KERNEL);
+	if (!rif)
+		return -ENOMEM;
+	rif->b = b;
+	rif->dev = dev;
+	rif->ethertype = cfg->ethertype ? cfg->ethertype :
+					  PTL_ETHERTYPE_DEFAULT;
+	rif->eager_max = rtscts_eager_max;
+	rtscts_apply(rif, cfg);
+	rif->incarnation = rtscts_incarnation();
+	atomic_set(&rif->next_stream, 1);
+	spin_lock_init(&rif->peers_lock);
+	hash_init(rif->peers);
+	INIT_DELAYED_WORK(&rif->reclaim, rtscts_reclaim_work);
+	ptl_binding_set_priv(b, rif);
+
+	rif->pt.type = htons(rif->ethertype);
+	rif->pt.dev = dev;
+	rif->pt.func = rtscts_rcv;
+	rif->pt.af_packet_priv = rif;
+	dev_add_pack(&rif->pt);
+	schedule_delayed_work(&rif->reclaim, RTSCTS_RECLAIM_PERIOD);
+	return 0;
+}
+
+int rtscts_configure(struct ptl_binding *b, const struct ptl_bind_config *cfg,
+		     struct netlink_ext_ack *extack)
+{
+	struct rtscts_if *rif = ptl_binding_priv(b);
+
+	if (cfg->ethertype && cfg->ethertype != rif->ethertype) {
+		NL_SET_ERR_MSG(extack,
+			       "the ethertype is set when binding: unbind first");
+		return -EBUSY;
+	}
+	rtscts_apply(rif, cfg);
+	return 0;
+}
+
+/* Process context, RTNL: no frame arrives once dev_remove_pack returns. */
+void rtscts_unbind(struct ptl_binding *b)
+{
+	struct rtscts_if *rif = ptl_binding_priv(b);
+
+	WRITE_ONCE(rif->dying, true);
+	dev_remove_pack(&rif->pt);
+	cancel_delayed_work_sync(&rif->reclaim);
+	rtscts_peers_destroy(rif);
+	kfree(rif);
+}

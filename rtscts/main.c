@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptl_rtscts.ko: Portals messages between nodes over Ethernet.
+ *
+ * A transport of ptl.ko (include/ptl/transport.h): ptlctl binds a Portals
+ * interface to an Ethernet device through it, and it carries the
+ * interface's messages to other nodes in frames of its own ethertype,
+ * reliably, in order and flow-controlled, with RTS/CTS for large ones
+ * (Documentation/wire-protocol.md). Module init and exit, in strict
+ * order, unwound in reverse.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "rtscts.h"
+
+#define CREATE_TRACE_POINTS
+#include "rtscts_trace.h"
+
+unsigned int rtscts_eager_max = 16384;
+module_param_named(eager_max, rtscts_eager_max, uint, 0644);
+MODULE_PARM_DESC(eager_max,
+		 "Largest payload sent eagerly; larger puts use RTS/CTS (default 16384; per interface: ptlctl iface set N eager BYTES)");
+
+unsigned int rtscts_max_window = 256;
+module_param_named(max_window, rtscts_max_window, uint, 0644);
+MODULE_PARM_DESC(max_window,
+		 "Frames in flight per peer, and buffered ahead of a gap (default 256, at most 1024)");
+
+unsigned int rtscts_peer_timeout_ms = 10000;
+module_param_named(peer_timeout_ms, rtscts_peer_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(peer_timeout_ms,
+		 "A peer silent this long with operations outstanding is unreachable: they fail (default 10000)");
+
+unsigned int rtscts_peer_idle_s = 60;
+module_param_named(peer_idle_s, rtscts_peer_idle_s, uint, 0644);
+MODULE_PARM_DESC(peer_idle_s,
+		 "State of a peer idle this long is reclaimed (default 60)");
+
+unsigned int rtscts_max_peers = 16384;
+module_param_named(max_peers, rtscts_max_peers, uint, 0644);
+MODULE_PARM_DESC(max_peers, "Peers kept per interface (default 16384)");
+
+unsigned int rtscts_min_rto_ms = 10;
+module_param_named(min_rto_ms, rtscts_min_rto_ms, uint, 0644);
+MODULE_PARM_DESC(min_rto_ms, "Smallest retransmission timeout (default 10)");
+
+unsigned int rtscts_max_rto_ms = 1000;
+module_param_named(max_rto_ms, rtscts_max_rto_ms, uint, 0644);
+MODULE_PARM_DESC(max_rto_ms, "Largest retransmission timeout (default 1000)");
+
+static const struct ptl_transport_ops rtscts_ops = {
+	.bind = rtscts_bind,
+	.configure = rtscts_configure,
+	.unbind = rtscts_unbind,
+	.send = rtscts_send,
+	.fill_iface = rtscts_fill_iface,
+	.fill_stats = rtscts_fill_stats,
+	.dump_peers = rtscts_dump_peers,
+	.add_peer = rtscts_add_peer,
+	.del_peer = rtscts_del_peer,
+};
+
+static struct ptl_transport rtscts_transport = {
+	.name = "rtscts",
+	.owner = THIS_MODULE,
+	.version = PTL_TRANSPORT_VERSION,
+	.ops = &rtscts_ops,
+};
+
+static int __init rtscts_init(void)
+{
+	int err;
+
+	if (rtscts_min_rto_ms < 1 || rtscts_max_rto_ms < rtscts_min_rto_ms) {
+		pr_err("min_rto_ms must be >= 1 and <= max_rto_ms\n");
+		return -EINVAL;
+	}
+	err = rtscts_txf_init();
+	if (err)
+		return err;
+	err = rtscts_peers_init();
+	if (err)
+		goto err_txf;
+	err = ptl_transport_register(&rtscts_transport);
+	if (err)
+		goto err_peers;
+	return 0;
+
+err_peers:
+	rtscts_peers_exit();
+err_txf:
+	rtscts_txf_exit();
+	return err;
+}
+
+/* Bindings hold this module: none is left when it can be unloaded. */
+static void __exit rtscts_exit(void)
+{
+	ptl_transport_unregister(&rtscts_transport);
+	rtscts_peers_exit();
+	rtscts_txf_exit();
+}
+
+module_init(rtscts_init);
+module_exit(rtscts_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Portals over Ethernet: reliable frames with RTS/CTS");
+MODULE_AUTHOR("Portals for Linux developers");
+MODULE_IMPORT_NS(PORTALS);

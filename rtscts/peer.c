@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Peers: the per-node state of an interface.
+ *
+ * State is created lazily, on the first frame from a node or the first
+ * message to it: the user sees no connections. A peer is small while
+ * idle (no window, no buffer: lists are empty), and an idle peer that has
+ * not been heard from for peer_idle_s is reclaimed (static ones never);
+ * the table is capped at max_peers per interface.
+ *
+ * Incarnations and streams (Documentation/wire-protocol.md,
+ * "Reliability"): every frame carries the sender's incarnation; a newer
+ * one means the peer restarted: whatever was in flight with it fails and
+ * both streams start afresh. A peer that stops answering for
+ * peer_timeout_ms fails what is in flight with it (timers.c) and becomes
+ * unreachable until it is heard from again.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/etherdevice.h>
+#include <linux/jiffies.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+
+#include "rtscts.h"
+#include "rtscts_trace.h"
+
+static struct kmem_cache *rtscts_peer_cache;
+
+int rtscts_peers_init(void)
+{
+	rtscts_peer_cache = KMEM_CACHE(rtscts_peer, 0);
+	return rtscts_peer_cache ? 0 : -ENOMEM;
+}
+
+void rtscts_peers_exit(void)
+{
+	rcu_barrier();		/* peers are freed after a grace period */
+	kmem_cache_destroy(rtscts_peer_cache);
+}
+
+/* The peer @nid of @rif, or NULL. Under RCU (softirq, or rcu_read_lock). */
+struct rtscts_peer *rtscts_peer_lookup(struct rtscts_if *rif, u32 nid)
+{
+	struct rtscts_peer *peer;
+
+	hash_for_each_possible_rcu(rif->peers, peer, hnode, nid)
+		if (peer->nid == nid)
+			return peer;
+	return NULL;
+}
+
+/* A new stream for what we send (its first frames carry SYN). */
+void rtscts_peer_new_stream(struct rtscts_peer *peer)
+{
+	u32 stream;
+
+	do {
+		stream = (u32)atomic_inc_return(&peer->rif->next_stream);
+	} while (!stream);
+	peer->tx_stream = stream;
+	peer->snd_una = 0;
+	peer->snd_nxt = 0;
+	peer->tx_synced = false;
+	peer->cwnd = RTSCTS_INIT_CWND;
+	peer->ssthresh = rtscts_window();
+	peer->cwnd_acc = 0;
+	peer->backoff = 0;
+	peer->dupacks = 0;
+}
+
+static struct rtscts_peer *rtscts_peer_alloc(struct rtscts_if *rif, u32 nid,
+					     gfp_t gfp)
+{
+	struct rtscts_peer *peer = kmem_cache_zalloc(rtscts_peer_cache, gfp);
+
+	if (!peer)
+		return NULL;
+	peer->rif = rif;
+	peer->nid = nid;
+	spin_lock_init(&peer->lock);
+	INIT_LIST_HEAD(&peer->inflight);
+	INIT_LIST_HEAD(&peer->ctlq);
+	INIT_LIST_HEAD(&peer->txq);
+	INIT_LIST_HEAD(&peer->await_cts);
+	INIT_LIST_HEAD(&peer->wait_acks);
+	INIT_LIST_HEAD(&peer->rx_msgs);
+	INIT_LIST_HEAD(&peer->gc);
+	__skb_queue_head_init(&peer->ooo);
+	timer_setup(&peer->timer, rtscts_timer_fn, 0);
+	peer->state = PTL_PEER_RESOLVING;
+	peer->rwnd = RTSCTS_INIT_CWND;
+	peer->rto_us = max_t(u32, rtscts_min_rto_ms, 200) * USEC_PER_MSEC;
+	peer->last_active = jiffies;
+	peer->last_rx = jiffies;
+	peer->last_progress = jiffies;
+	peer->last_reset = jiffies - RTSCTS_RESET_INTERVAL;
+	rtscts_peer_new_stream(peer);
+	return peer;
+}
+
+/**
+ * rtscts_peer_get - the peer @nid, created if there is none
+ * @rif: the interface
+ * @nid: the node
+ * @gfp: for the creation (the caller is under RCU: atomic)
+ *
+ * Return: the peer (valid until the caller leaves its RCU read section;
+ * check ->dead under its lock), or NULL if the table is full, the
+ * interface is going away, or memory is short.
+ */
+struct rtscts_peer *rtscts_peer_get(struct rtscts_if *rif, u32 nid, gfp_t gfp)
+{
+	struct rtscts_peer *peer = rtscts_peer_lookup(rif, nid);
+	struct rtscts_peer *fresh;
+
+	if (peer)
+		return peer;
+	if (READ_ONCE(rif->dying))
+		return NULL;
+	if (atomic_read(&rif->npeers) >= rtscts_max_peers) {
+		/* Make room for the next one. */
+		mod_delayed_work(system_wq, &rif->reclaim, 0);
+		return NULL;
+	}
+	fresh = rtscts_peer_alloc(rif, nid, gfp);
+	if (!fresh)
+		return NULL;
+	spin_lock_bh(&rif->peers_lock);
+	peer = rtscts_peer_lookup(rif, nid);
+	if (!peer && !rif->dying) {
+		hash_add_rcu(rif->peers, &fresh->hnode, nid);
+		atomic_inc(&rif->npeers);
+		peer = fresh;
+		fresh = NULL;
+	}
+	spin_unlock_bh(&rif->peers_lock);
+	if (fresh)
+		kmem_cache_free(rtscts_peer_cache, fresh);
+	return peer;
+}
+
+void rtscts_peer_set_state(struct rtscts_peer *peer, u8 state)
+{
+	if (peer->state == state)
+		return;
+	peer->state = state;
+	trace_rtscts_peer_state(peer->rif, peer->nid, state);
+	if (state == PTL_PEER_UP)
+		ptl_binding_peer_event(peer->rif->b, peer->nid,
+				       PTL_EVENT_PEER_UP, peer->rx_inc, 0);
+}
+
+/* Nothing in flight either way: it may be reclaimed. Lock held. */
+bool rtscts_peer_idle(const struct rtscts_peer *peer)
+{
+	return !peer->ninflight && !peer->nmsgs &&
+	       list_empty(&peer->ctlq) && list_empty(&peer->rx_msgs) &&
+	       skb_queue_empty(&peer->ooo);
+}
+
+/*
+ * Forgets what arrived ahead of the stream and the messages partly
+ * received (they fail): the peer restarted, or went silent.
+ */
+void rtscts_peer_reset_rx(struct rtscts_peer *peer)
+{
+	rtscts_fail_rx(peer);
+	__skb_queue_purge(&peer->ooo);
+	peer->ooo_bytes = 0;
+}
+
+/**
+ * rtscts_peer_fail - everything in flight with @peer fails
+ * @peer: locked
+ * @event: PTL_EVENT_PEER_UNREACHABLE (it timed out) or
+ *	PTL_EVENT_PEER_RESTARTED (a new incarnation)
+ *
+ * Operations to it end with PTL_NI_FAIL, and so do messages partly
+ * received from it. Our stream starts afresh. A restarted peer's stream
+ * does too; an unreachable one keeps its place, so that frames it
+ * resends after a pause are still recognised.
+ */
+void rtscts_peer_fail(struct rtscts_peer *peer, u8 event)
+{
+	u64 before = peer->st.msgs_failed;
+
+	rtscts_fail_msgs(peer, true);
+	__skb_queue_purge(&peer->ooo);
+	peer->ooo_bytes = 0;
+	rtscts_peer_new_stream(peer);
+	if (event == PTL_EVENT_PEER_RESTARTED) {
+		peer->rx_stream = 0;
+		peer->rcv_nxt = 0;
+		rtscts_count(peer->rif, PTL_STAT_PEER_RESTARTS, 1);
+	} else {
+		rtscts_peer_set_state(peer, PTL_PEER_UNREACHABLE);
+	}
+	trace_rtscts_peer_fail(peer->rif, peer->nid, event,
+			       peer->st.msgs_failed - before);
+	ptl_binding_peer_event(peer->rif->b, peer->nid, event, peer->rx_inc,
+			       peer->st.msgs_failed - before);
+}
+
+static void rtscts_peer_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(rtscts_peer_cache,
+			container_of(head, struct rtscts_peer, rcu));
+}
+
+/* Frees peers already out of the table. Process context. */
+static void rtscts_peers_free(struct list_head *gc)
+{
+	struct rtscts_peer *peer, *tmp;
+
+	list_for_each_entry_safe(peer, tmp, gc, gc) {
+		list_del(&peer->gc);
+		spin_lock_bh(&peer->lock);
+		peer->dead = true;
+		rtscts_fail_msgs(peer, true);
+		__skb_queue_purge(&peer->ooo);
+		spin_unlock_bh(&peer->lock);
+		/* dead: the timer function no longer re-arms it. */
+		del_timer_sync(&peer->timer);
+		call_rcu(&peer->rcu, rtscts_peer_free_rcu);
+	}
+}
+
+/* Takes @peer out of the table onto @gc; peers_lock held. */
+static void rtscts_peer_unhash(struct rtscts_peer *peer, struct list_head *gc)
+{
+	hash_del_rcu(&peer->hnode);
+	atomic_dec(&peer->rif->npeers);
+	list_add_tail(&peer->gc, gc);
+}
+
+/* Idle long enough to forget (never a static peer). */
+static bool rtscts_peer_expired(struct rtscts_peer *peer, unsigned long now)
+{
+	bool expired;
+
+	spin_lock_bh(&peer->lock);
+	expired = !peer->is_static && rtscts_peer_idle(peer) &&
+		  time_after(now, peer->last_active +
+				  rtscts_peer_idle_s * HZ);
+	spin_unlock_bh(&peer->lock);
+	return expired;
+}
+
+void rtscts_reclaim_work(struct work_struct *work)
+{
+	struct rtscts_if *rif = container_of(to_delayed_work(work),
+					     struct rtscts_if, reclaim);
+	unsigned long now = jiffies;
+	struct rtscts_peer *peer;
+	struct hlist_node *tmp;
+	LIST_HEAD(gc);
+	u64 n = 0;
+	int bkt;
+
+	spin_lock_bh(&rif->peers_lock);
+	hash_for_each_safe(rif->peers, bkt, tmp, peer, hnode) {
+		if (rtscts_peer_expired(peer, now)) {
+			rtscts_peer_unhash(peer, &gc);
+			n++;
+		}
+	}
+	spin_unlock_bh(&rif->peers_lock);
+	rtscts_peers_free(&gc);
+	rtscts_count(rif, PTL_STAT_PEERS_RECLAIMED, n);
+	if (!READ_ONCE(rif->dying))
+		schedule_delayed_work(&rif->reclaim, RTSCTS_RECLAIM_PERIOD);
+}
+
+/* Unbinding: every peer goes, and what is in flight with it fails. */
+void rtscts_peers_destroy(struct rtscts_if *rif)
+{
+	struct rtscts_peer *peer;
+	struct hlist_node *tmp;
+	LIST_HEAD(gc);
+	int bkt;
+
+	spin_lock_bh(&rif->peers_lock);
+	hash_for_each_safe(rif->peers, bkt, tmp, peer, hnode)
+		rtscts_peer_unhash(peer, &gc);
+	spin_unlock_bh(&rif->peers_lock);
+	rtscts_peers_free(&gc);
+}
+
+/* ptlctl peer add: a link-layer address that is never resolved. */
+int rtscts_peer_add_static(struct rtscts_if *rif, u32 nid, const u8 *lladdr)
+{
+	struct rtscts_peer *peer;
+	int err = -ENOMEM;
+
+	rcu_read_lock();
+	peer = rtscts_peer_get(rif, nid, GFP_ATOMIC);
+	if (peer) {
+		spin_lock_bh(&peer->lock);
+		err = peer->dead ? -EAGAIN : 0;
+		if (!err) {
+			ether_addr_copy(peer->lladdr, lladdr);
+			peer->lladdr_valid = true;
+			peer->is_static = true;
+			if (peer->state == PTL_PEER_RESOLVING)
+				rtscts_peer_set_state(peer, PTL_PEER_UP);
+		}
+		spin_unlock_bh(&peer->lock);
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/* ptlctl peer del: forget it; what is in flight with it fails. */
+int rtscts_peer_remove(struct rtscts_if *rif, u32 nid)
+{
+	struct rtscts_peer *peer;
+	LIST_HEAD(gc);
+
+	spin_lock_bh(&rif->peers_lock);
+	peer = rtscts_peer_lookup(rif, nid);
+	if (peer)
+		rtscts_peer_unhash(peer, &gc);
+	spin_unlock_bh(&rif->peers_lock);
+	if (!peer)
+		return -ENOENT;
+	rtscts_peers_free(&gc);
+	return 0;
+}

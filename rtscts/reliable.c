@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reliability and flow control, per peer and direction.
+ *
+ * Every MSG, RTS, CTS and DATA frame gets the next sequence number of our
+ * stream to the peer and stays on the inflight list until the peer's
+ * cumulative acknowledgement passes it; only then does its message count
+ * it as delivered. The receiver processes frames strictly in sequence:
+ * one ahead of a gap waits in a bounded buffer (ooo), an old one is a
+ * duplicate and is dropped, so every frame is delivered exactly once and
+ * in order, whatever the link does (loss, reordering, duplication).
+ *
+ * Acknowledgements ride on every frame (ack_stream, ack, sack); a frame
+ * flagged ACK_REQ (the last of a message, a probe), a gap, a duplicate or
+ * every RTSCTS_ACK_EVERY frames make the receiver answer at once, with a
+ * standalone ACK if it has nothing to send.
+ *
+ * The sender keeps at most min(cwnd, the peer's window) frames in flight.
+ * cwnd grows as TCP Reno's does (slow start, then one frame per window)
+ * and shrinks on loss: to half on a fast retransmit (RTSCTS_DUPACK_THRESH
+ * acks showing frames beyond a hole), to RTSCTS_MIN_CWND on a timeout.
+ * The retransmission timeout adapts (RFC 6298 smoothed RTT and variance,
+ * Karn's rule: no sample from a resent frame) within
+ * [min_rto_ms, max_rto_ms] and doubles on each timeout.
+ *
+ * SACK bits are advice for choosing what to resend, never proof of
+ * delivery: a receiver may drop what it buffered ahead (memory pressure,
+ * a restarted stream), so completion waits for the cumulative ack.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include "rtscts.h"
+#include "rtscts_trace.h"
+
+/* The sequence of a buffered frame, in skb->cb. */
+struct rtscts_skb_cb {
+	u32 seq;
+};
+
+#define RTSCTS_SKB_CB(skb) ((struct rtscts_skb_cb *)(skb)->cb)
+
+static struct kmem_cache *rtscts_txf_cache;
+
+int rtscts_txf_init(void)
+{
+	rtscts_txf_cache = KMEM_CACHE(rtscts_txf, 0);
+	return rtscts_txf_cache ? 0 : -ENOMEM;
+}
+
+void rtscts_txf_exit(void)
+{
+	kmem_cache_destroy(rtscts_txf_cache);
+}
+
+struct rtscts_txf *rtscts_txf_alloc(void)
+{
+	return kmem_cache_zalloc(rtscts_txf_cache, GFP_ATOMIC);
+}
+
+void rtscts_txf_free(struct rtscts_txf *txf)
+{
+	kmem_cache_free(rtscts_txf_cache, txf);
+}
+
+/* Frames a peer may have in flight, and what we accept ahead of a gap. */
+u32 rtscts_window(void)
+{
+	return clamp_t(u32, READ_ONCE(rtscts_max_window), RTSCTS_MIN_CWND,
+		       RTSCTS_MAX_WINDOW);
+}
+
+/* ---- acknowledgements we send ---- */
+
+/* Our ack fields for @peer's stream; sending them settles what was owed. */
+void rtscts_fill_ack(struct rtscts_peer *peer, struct rtscts_frame *f)
+{
+	struct sk_buff *skb;
+
+	f->window = rtscts_window();
+	if (!peer->rx_stream)
+		return;
+	f->ack_stream = peer->rx_stream;
+	f->ack = peer->rcv_nxt;
+	skb_queue_walk(&peer->ooo, skb) {
+		u32 d = RTSCTS_SKB_CB(skb)->seq - peer->rcv_nxt - 1;
+
+		if (d < 64)
+			f->sack |= 1ULL << d;
+	}
+	peer->ack_now = false;
+	peer->rx_unacked = 0;
+}
+
+/* A frame of just headers (ACK), to @peer. */
+void rtscts_send_ack(struct rtscts_peer *peer, struct sk_buff_head *xq,
+		     u16 flags)
+{
+	struct rtscts_frame f = { .type = RTSCTS_ACK, .flags = flags };
+	struct sk_buff *skb;
+
+	if (!peer->lladdr_valid)
+		return;
+	skb = rtscts_alloc_skb(peer->rif, RTSCTS_HDR_LEN, GFP_ATOMIC);
+	if (!skb)
+		return;
+	skb_put(skb, RTSCTS_HDR_LEN);
+	rtscts_finish_frame(peer, skb, &f);
+	__skb_queue_tail(xq, skb);
+}
+
+/**
+ * rtscts_send_reset - tell a node we keep no state for its stream
+ * @rif: our interface
+ * @f: its frame (we answer to its nid and incarnation, about its stream)
+ * @mac: its link-layer address
+ * @last: when we last sent a RESET from this state (rate limit)
+ * @xq: where the frame goes
+ */
+void rtscts_send_reset(struct rtscts_if *rif, const struct rtscts_frame *f,
+		       const u8 *mac, unsigned long *last,
+		       struct sk_buff_head *xq)
+{
+	struct rtscts_frame r = {
+		.type = RTSCTS_RESET,
+		.src_nid = ptl_binding_nid(rif->b),
+		.dst_nid = f->src_nid,
+		.src_inc = rif->incarnation,
+		.dst_inc = f->src_inc,
+		.reset_stream = f->stream,
+		.window = rtscts_window(),
+		.frame_len = RTSCTS_RESET_HDR_LEN,
+		.csum_len = RTSCTS_RESET_HDR_LEN,
+	};
+	struct sk_buff *skb;
+
+	if (time_before(jiffies, READ_ONCE(*last) + RTSCTS_RESET_INTERVAL))
+		return;
+	WRITE_ONCE(*last, jiffies);
+	skb = rtscts_alloc_skb(rif, RTSCTS_RESET_HDR_LEN, GFP_ATOMIC);
+	if (!skb)
+		return;
+	skb_put(skb, RTSCTS_RESET_HDR_LEN);
+	rtscts_frame_encode(&r, skb->data);
+	rtscts_frame_set_crc(skb->data, rtscts_frame_crc(skb->data,
+							 r.csum_len,
+							 rtscts_crc32c));
+	skb->dev = rif->dev;
+	skb->protocol = htons(rif->ethertype);
+	dev_hard_header(skb, rif->dev, rif->ethertype, mac,
+			rif->dev->dev_addr, skb->len);
+	skb_reset_mac_header(skb);
+	trace_rtscts_tx(rif, r.dst_nid, &r);
+	__skb_queue_tail(xq, skb);
+}
+
+/* ---- acknowledgements we receive ---- */
+
+static void rtscts_rtt_sample(struct rtscts_peer *peer, u64 sent_ns)
+{
+	u32 r = min_t(u64, div_u64(ktime_get_ns() - sent_ns, NSEC_PER_USEC),
+		      U32_MAX / 8);
+	u32 rto;
+
+	if (!peer->srtt_us) {
+		peer->srtt_us = r;
+		peer->rttvar_us = r / 2;
+	} else {
+		u32 err = abs((s32)(peer->srtt_us - r));
+
+		peer->rttvar_us = (3 * peer->rttvar_us + err) / 4;
+		peer->srtt_us = (7 * peer->srtt_us + r) / 8;
+	}
+	rto = peer->srtt_us + max_t(u32, 4 * peer->rttvar_us,
+				    jiffies_to_usecs(1));
+	peer->rto_us = clamp_t(u32, rto, rtscts_min_rto_ms * USEC_PER_MSEC,
+			       rtscts_max_rto_ms * USEC_PER_MSEC);
+}
+
+/* Reno: slow start below ssthresh, then about a frame per window. */
+static void rtscts_cwnd_grow(struct rtscts_peer *peer, u32 acked)
+{
+	u32 max = rtscts_window();
+
+	if (peer->cwnd < peer->ssthresh) {
+		peer->cwnd = min(peer->cwnd + acked, max);
+		return;
+	}
+	peer->cwnd_acc += acked;
+	if (peer->cwnd_acc >= peer->cwnd) {
+		peer->cwnd_acc -= peer->cwnd;
+		peer->cwnd = min(peer->cwnd + 1, max);
+	}
+}
+
+static struct sk_buff *rtscts_rebuild(struct rtscts_peer *peer,
+				      struct rtscts_txf *txf)
+{
+	txf->retransmitted = true;
+	txf->sent_ns = ktime_get_ns();
+	peer->st.retransmits++;
+	rtscts_count(peer->rif, PTL_STAT_RETRANSMITS, 1);
+	trace_rtscts_retransmit(peer->rif, peer->nid, txf->seq, txf->type);
+	return rtscts_build(peer, txf);
+}
+
+/* Resends the holes below the highest frame the peer has (SACK). */
+static void rtscts_fast_retransmit(struct rtscts_peer *peer,
+				   struct sk_buff_head *xq)
+{
+	struct rtscts_txf *txf, *last_sacked = NULL;
+	struct sk_buff *skb;
+
+	list_for_each_entry(txf, &peer->inflight, node)
+		if (txf->sacked)
+			last_sacked = txf;
+	list_for_each_entry(txf, &peer->inflight, node) {
+		if (txf == last_sacked)
+			break;
+		if (txf->sacked || txf->retransmitted)
+			continue;
+		skb = rtscts_rebuild(peer, txf);
+		if (skb)
+			__skb_queue_tail(xq, skb);
+	}
+	peer->ssthresh = max_t(u32, peer->ninflight / 2, RTSCTS_MIN_CWND);
+	peer->cwnd = peer->ssthresh;
+}
+
+/* Marks what the SACK bits say arrived; true if any is new. */
+static bool rtscts_mark_sacked(struct rtscts_peer *peer, u32 ack, u64 sack)
+{
+	struct rtscts_txf *txf;
+	bool news = false;
+
+	list_for_each_entry(txf, &peer->inflight, node) {
+		u32 d = txf->seq - ack - 1;
+
+		if (d < 64 && (sack & (1ULL << d)) && !txf->sacked) {
+			txf->sacked = true;
+			news = true;
+		}
+	}
+	return news;
+}
+
+/**
+ * rtscts_on_ack - the ack fields of a frame from @peer
+ * @peer: locked
+ * @f: the frame
+ * @xq: for fast retransmissions
+ */
+void rtscts_on_ack(struct rtscts_peer *peer, const struct rtscts_frame *f,
+		   struct sk_buff_head *xq)
+{
+	struct rtscts_txf *txf, *tmp;
+	u64 newest_ns = 0;
+	u32 acked = 0;
+
+	if (!f->ack_stream || f->ack_stream != peer->tx_stream)
+		return;
+	peer->rwnd = f->window;
+	/* An ack beyond what we sent is a lie: ignore it. */
+	if (rtscts_seq_after(f->ack, peer->snd_nxt))
+		return;
+	peer->tx_synced = true;
+	list_for_each_entry_safe(txf, tmp, &peer->inflight, node) {
+		if (!rtscts_seq_before(txf->seq, f->ack))
+			break;
+		list_del(&txf->node);
+		peer->ninflight--;
+		acked++;
+		if (!txf->retransmitted)
+			newest_ns = txf->sent_ns;
+		rtscts_frame_acked(peer, txf);
+		rtscts_txf_free(txf);
+	}
+	if (acked) {
+		peer->snd_una = f->ack;
+		peer->last_progress = jiffies;
+		peer->backoff = 0;
+		peer->dupacks = 0;
+		if (newest_ns)
+			rtscts_rtt_sample(peer, newest_ns);
+		rtscts_cwnd_grow(peer, acked);
+		rtscts_timer_arm(peer);
+		return;
+	}
+	if (f->sack && rtscts_mark_sacked(peer, f->ack, f->sack) &&
+	    ++peer->dupacks == RTSCTS_DUPACK_THRESH)
+		rtscts_fast_retransmit(peer, xq);
+}
+
+/* ---- sending ---- */
+
+/* Sends new frames while the window allows, then any ACK still owed. */
+void rtscts_push(struct rtscts_peer *peer, struct sk_buff_head *xq)
+{
+	u32 limit = min3(peer->cwnd, peer->rwnd, rtscts_window());
+	bool was_idle = !peer->ninflight;
+	struct rtscts_txf *txf;
+	struct sk_buff *skb;
+
+	if (!rtscts_resolve(peer)) {
+		rtscts_timer_arm(peer);
+		return;
+	}
+	while (peer->ninflight < limit) {
+		txf = rtscts_next_frame(peer);
+		if (!txf)
+			break;
+		txf->seq = peer->snd_nxt++;
+		txf->sent_ns = ktime_get_ns();
+		list_add_tail(&txf->node, &peer->inflight);
+		peer->ninflight++;
+		/* A frame that cannot be built now goes out on a timeout. */
+		skb = rtscts_build(peer, txf);
+		if (skb)
+			__skb_queue_tail(xq, skb);
+	}
+	if (was_idle && peer->ninflight) {
+		peer->last_progress = jiffies;	/* a new busy period */
+		rtscts_timer_arm(peer);
+	}
+	if (peer->ack_now)
+		rtscts_send_ack(peer, xq, 0);
+}
+
+/* The timer expired with frames in flight: resend the oldest. */
+void rtscts_retransmit_oldest(struct rtscts_peer *peer,
+			      struct sk_buff_head *xq)
+{
+	struct rtscts_txf *txf;
+	struct sk_buff *skb;
+
+	txf = list_first_entry_or_null(&peer->inflight, struct rtscts_txf,
+				       node);
+	if (!txf)
+		return;
+	peer->st.timeouts++;
+	rtscts_count(peer->rif, PTL_STAT_TIMEOUTS, 1);
+	peer->ssthresh = max_t(u32, peer->ninflight / 2, RTSCTS_MIN_CWND);
+	peer->cwnd = RTSCTS_MIN_CWND;
+	peer->dupacks = 0;
+	if (peer->backoff < 16)
+		peer->backoff++;
+	skb = rtscts_rebuild(peer, txf);
+	if (skb)
+		__skb_queue_tail(xq, skb);
+}
+
+/*
+ * The peer has no state for our stream (it sent RESET): nothing it has not
+ * acknowledged was delivered, so every frame in flight goes again, in
+ * order, in a new stream.
+ */
+void rtscts_restart_stream(struct rtscts_peer *peer, struct sk_buff_head *xq)
+{
+	struct rtscts_txf *txf;
+	struct sk_buff *skb;
+
+	rtscts_peer_new_stream(peer);
+	list_for_each_entry(txf, &peer->inflight, node) {
+		txf->seq = peer->snd_nxt++;
+		txf->sacked = false;
+		skb = rtscts_rebuild(peer, txf);
+		if (skb)
+			__skb_queue_tail(xq, skb);
+	}
+	rtscts_timer_arm(peer);
+}
+
+/* ---- receiving ---- */
+
+/* Keeps a frame that arrived ahead of a gap; false if it cannot. */
+static bool rtscts_ooo_insert(struct rtscts_peer *peer, struct sk_buff *skb,
+			      u32 seq)
+{
+	struct sk_buff *pos;
+
+	if (seq - peer->rcv_nxt >= rtscts_window() ||
+	    peer->ooo_bytes + skb->truesize > RTSCTS_OOO_MAX_BYTES)
+		return false;
+	skb_queue_walk(&peer->ooo, pos) {
+		u32 at = RTSCTS_SKB_CB(pos)->seq;
+
+		if (at == seq)
+			return false;		/* a duplicate */
+		if (rtscts_seq_after(at, seq)) {
+			__skb_queue_before(&peer->ooo, pos, skb);
+			goto added;
+		}
+	}
+	__skb_queue_tail(&peer->ooo, skb);
+added:
+	RTSCTS_SKB_CB(skb)->seq = seq;
+	peer->ooo_bytes += skb->truesize;
+	return true;
+}
+
+/* Delivers the in-sequence frame @skb; false: not now, keep rcv_nxt. */
+static bool rtscts_in_order(struct rtscts_peer *peer, struct sk_buff *skb,
+			    const struct rtscts_frame *f)
+{
+	if (!rtscts_deliver(peer, skb, f)) {
+		peer->st.no_buffer++;
+		rtscts_count(peer->rif, PTL_STAT_NO_BUFFER, 1);
+		return false;
+	}
+	peer->rcv_nxt++;
+	if (++peer->rx_unacked >= RTSCTS_ACK_EVERY ||
+	    (f->flags & RTSCTS_F_ACK_REQ))
+		peer->ack_now = true;
+	return true;
+}
+
+/* Delivers what waited for the gap that just closed. */
+static void rtscts_drain_ooo(struct rtscts_peer *peer)
+{
+	struct rtscts_frame f;
+	struct sk_buff *skb;
+
+	while ((skb = skb_peek(&peer->ooo))) {
+		u32 seq = RTSCTS_SKB_CB(skb)->seq;
+
+		if (rtscts_seq_after(seq, peer->rcv_nxt))
+			break;
+		__skb_unlink(skb, &peer->ooo);
+		peer->ooo_bytes -= skb->truesize;
+		/* Checked when it arrived; decoded again to spare skb->cb. */
+		if (seq != peer->rcv_nxt ||
+		    rtscts_frame_decode(skb->data, skb_headlen(skb), skb->len,
+					&f)) {
+			kfree_skb(skb);
+			continue;
+		}
+		if (!rtscts_in_order(peer, skb, &f)) {
+			__skb_queue_head(&peer->ooo, skb);
+			peer->ooo_bytes += skb->truesize;
+			break;
+		}
+	}
+}
+
+/* Is @f's stream the one we follow? Starts a new one if it may. */
+static bool rtscts_rx_stream(struct rtscts_peer *peer,
+			     const struct rtscts_frame *f,
+			     struct sk_buff_head *xq, const u8 *mac)
+{
+	if (f->stream == peer->rx_stream)
+		return true;
+	if (peer->rx_stream && rtscts_seq_before(f->stream, peer->rx_stream)) {
+		peer->st.stale++;
+		rtscts_count(peer->rif, PTL_STAT_STALE_FRAMES, 1);
+		return false;
+	}
+	if (!(f->flags & RTSCTS_F_SYN)) {
+		/* Mid-stream and we know nothing of it: ask for a restart. */
+		rtscts_send_reset(peer->rif, f, mac, &peer->last_reset, xq);
+		return false;
+	}
+	rtscts_peer_reset_rx(peer);
+	peer->rx_stream = f->stream;
+	peer->rcv_nxt = 0;
+	return true;
+}
+
+/* A sequenced frame from @peer (locked); takes @skb. */
+static void rtscts_rx_seq(struct rtscts_peer *peer, struct sk_buff *skb,
+			  const struct rtscts_frame *f,
+			  struct sk_buff_head *xq)
+{
+	if (!rtscts_rx_stream(peer, f, xq, eth_hdr(skb)->h_source))
+		goto drop;
+	if (rtscts_seq_before(f->seq, peer->rcv_nxt)) {
+		peer->st.duplicates++;
+		rtscts_count(peer->rif, PTL_STAT_DUPLICATES, 1);
+		peer->ack_now = true;	/* our ack may have been lost */
+		goto drop;
+	}
+	if (f->seq != peer->rcv_nxt) {
+		peer->ack_now = true;
+		if (!rtscts_ooo_insert(peer, skb, f->seq)) {
+			peer->st.no_buffer++;
+			rtscts_count(peer->rif, PTL_STAT_NO_BUFFER, 1);
+			goto drop;
+		}
+		peer->st.out_of_order++;
+		rtscts_count(peer->rif, PTL_STAT_OUT_OF_ORDER, 1);
+		return;
+	}
+	if (!rtscts_in_order(peer, skb, f))
+		goto drop;
+	rtscts_drain_ooo(peer);
+	return;
+drop:
+	kfree_skb(skb);
+}
+
+/**
+ * rtscts_rx_reliable - a checked frame from @peer
+ * @peer: locked
+ * @skb: the frame (taken)
+ * @f: its decoded headers
+ * @xq: frames to send in answer
+ */
+void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
+			const struct rtscts_frame *f, struct sk_buff_head *xq)
+{
+	struct rtscts_if *rif = peer->rif;
+
+	if (peer->rx_inc != f->src_inc) {
+		if (peer->rx_inc && rtscts_seq_before(f->src_inc,
+						      peer->rx_inc)) {
+			peer->st.stale++;
+			rtscts_count(rif, PTL_STAT_STALE_FRAMES, 1);
+			kfree_skb(skb);
+			return;
+		}
+		if (peer->rx_inc)
+			rtscts_peer_fail(peer, PTL_EVENT_PEER_RESTARTED);
+		peer->rx_inc = f->src_inc;
+	}
+	peer->last_rx = jiffies;
+	peer->last_active = jiffies;
+	peer->st.rx_frames++;
+	peer->st.rx_bytes += f->frame_len;
+	rtscts_count(rif, PTL_STAT_RX_FRAMES, 1);
+	rtscts_count(rif, PTL_STAT_RX_BYTES, f->frame_len);
+	trace_rtscts_rx(rif, peer->nid, f);
+	if (peer->state != PTL_PEER_UP && peer->lladdr_valid)
+		rtscts_peer_set_state(peer, PTL_PEER_UP);
+	rtscts_on_ack(peer, f, xq);
+
+	switch (f->type) {
+	case RTSCTS_ACK:
+		if (f->flags & RTSCTS_F_ACK_REQ)
+			peer->ack_now = true;
+		consume_skb(skb);
+		break;
+	case RTSCTS_RESET:
+		if (f->reset_stream == peer->tx_stream) {
+			rtscts_restart_stream(peer, xq);
+			ptl_binding_peer_event(rif->b, peer->nid,
+					       PTL_EVENT_PEER_RESET,
+					       peer->rx_inc, 0);
+		}
+		consume_skb(skb);
+		break;
+	default:
+		rtscts_rx_seq(peer, skb, f, xq);
+		break;
+	}
+	rtscts_push(peer, xq);
+}

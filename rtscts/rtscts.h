@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ptl_rtscts.ko internals: Portals messages over Ethernet frames, reliable
+ * and flow-controlled, with RTS/CTS for large messages.
+ *
+ * Files, one concern each:
+ *   main.c       module parameters, the transport's ops, init and exit
+ *   link.c       the device binding: frames in (packet_type) and out,
+ *                link-layer address resolution
+ *   peer.c       per-peer state: lookup, creation, incarnations and
+ *                streams, failure, reclaim
+ *   reliable.c   sequences, acknowledgements, the window, retransmission
+ *   timers.c     the per-peer timer: retransmission, probes, peer death
+ *   proto.c      messages: eager, RTS/CTS, data placement, completion
+ *   netlink.c    what ptlctl shows and changes
+ *   rtscts_trace.h  tracepoints
+ * rtscts_frame.[ch] is the wire format (also built for the fuzzer).
+ *
+ * Locking: each peer has a spinlock (taken with _bh: frames arrive in
+ * softirq) that protects all of its state; no path holds two peer locks.
+ * The library (ptl.ko) is called with a peer lock held (the transport
+ * contract allows it); it never calls back. Frames are built under the
+ * lock into a local queue and handed to the device after unlocking.
+ * The peer table is an RCU hash with a spinlock for changes; peers are
+ * removed only in process context (reclaim work, unbind, ptlctl), after
+ * their timer is stopped, and freed after a grace period.
+ */
+#ifndef RTSCTS_H
+#define RTSCTS_H
+
+#include <linux/hashtable.h>
+#include <linux/if_ether.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+
+#include <linux/portals_netlink.h>
+#include <p3api/misc.h>
+#include <p3api/types.h>
+#include <ptl/transport.h>
+
+#include "rtscts_frame.h"
+
+/* Limits and defaults (module parameters where noted, main.c). */
+#define RTSCTS_PEER_HASH_BITS	10
+#define RTSCTS_MAX_WINDOW	1024	/* frames: cap of max_window */
+#define RTSCTS_INIT_CWND	16	/* frames */
+#define RTSCTS_MIN_CWND		2
+#define RTSCTS_DUPACK_THRESH	3
+#define RTSCTS_ACK_EVERY	16	/* frames received between ACKs */
+#define RTSCTS_RESET_INTERVAL	(HZ / 10)	/* RESETs to one peer */
+#define RTSCTS_RESOLVE_RETRY_MS	20	/* waiting for ARP */
+#define RTSCTS_RECLAIM_PERIOD	(5 * HZ)
+#define RTSCTS_COPYBREAK	256	/* payload copied into the linear part */
+#define RTSCTS_MAX_RESPONSES	256	/* queued per peer before pushing back */
+#define RTSCTS_OOO_MAX_BYTES	(4U << 20)	/* buffered ahead, per peer */
+
+/* Module parameters (main.c). */
+extern unsigned int rtscts_eager_max;
+extern unsigned int rtscts_max_window;
+extern unsigned int rtscts_peer_timeout_ms;
+extern unsigned int rtscts_peer_idle_s;
+extern unsigned int rtscts_max_peers;
+extern unsigned int rtscts_min_rto_ms;
+extern unsigned int rtscts_max_rto_ms;
+
+/* One binding: a Portals interface on a network device. */
+struct rtscts_if {
+	struct ptl_binding *b;
+	struct net_device *dev;
+	struct packet_type pt;
+	u16 ethertype;
+	u32 eager_max;
+	u32 incarnation;		/* ours, in every frame's src_inc */
+	atomic_t next_stream;		/* stream ids of this incarnation */
+	spinlock_t peers_lock;		/* changes of the table */
+	DECLARE_HASHTABLE(peers, RTSCTS_PEER_HASH_BITS);
+	atomic_t npeers;
+	struct delayed_work reclaim;
+	bool dying;			/* unbinding: no new peers */
+	unsigned long last_reset;	/* RESETs to nodes we keep no state for */
+	atomic64_t stats[__PTL_STAT_MAX];
+};
+
+/* Counters of one peer (under its lock). */
+struct rtscts_peer_stats {
+	u64 tx_frames, tx_bytes, rx_frames, rx_bytes;
+	u64 retransmits, timeouts, duplicates, out_of_order;
+	u64 stale, no_buffer, msgs_tx, msgs_rx, msgs_failed, rts;
+};
+
+/* Another node this interface exchanges frames with. */
+struct rtscts_peer {
+	struct hlist_node hnode;
+	struct rcu_head rcu;
+	struct rtscts_if *rif;
+	spinlock_t lock;
+	u32 nid;
+	u8 lladdr[ETH_ALEN];
+	u8 state;			/* enum ptl_peer_state */
+	bool lladdr_valid;
+	bool is_static;
+	bool dead;			/* removed: touch nothing more */
+	u32 rx_inc;			/* its incarnation, 0 if unknown */
+
+	/* sending: our stream to it */
+	u32 tx_stream;
+	u32 snd_una;			/* oldest unacknowledged */
+	u32 snd_nxt;			/* next sequence to give */
+	bool tx_synced;			/* it acknowledged this stream */
+	u32 cwnd, ssthresh, cwnd_acc;
+	u32 rwnd;			/* what it advertises */
+	u32 srtt_us, rttvar_us, rto_us;
+	u8 backoff;
+	u8 dupacks;
+	u32 next_msg_id;
+	struct list_head inflight;	/* struct rtscts_txf, by seq */
+	u32 ninflight;
+	struct list_head ctlq;		/* CTS frames waiting for a sequence */
+	struct list_head txq;		/* messages with frames to make */
+	struct list_head await_cts;	/* RTS out, waiting for the CTS */
+	struct list_head wait_acks;	/* every frame out, not all acked */
+	u32 nmsgs;			/* messages on the four lists above */
+	u32 nresponses;			/* ... of which responses */
+
+	/* receiving: its stream to us */
+	u32 rx_stream;
+	u32 rcv_nxt;
+	struct sk_buff_head ooo;	/* ahead of rcv_nxt, by sequence */
+	u32 ooo_bytes;			/* their truesize */
+	struct list_head rx_msgs;	/* partly received messages */
+	u16 rx_unacked;
+	bool ack_now;
+
+	struct list_head gc;		/* on a list of peers to free */
+	unsigned long last_active;	/* jiffies of the last frame or send */
+	unsigned long last_rx;		/* jiffies of its last valid frame */
+	unsigned long last_progress;	/* ... of the last ack progress */
+	unsigned long last_reset;	/* ... of our last RESET to it */
+	struct timer_list timer;
+	struct rtscts_peer_stats st;
+};
+
+/* A reliable frame sent and not yet acknowledged (or queued: a CTS). */
+struct rtscts_txf {
+	struct list_head node;
+	struct ptl_msg *msg;		/* MSG, RTS, DATA; NULL for CTS */
+	u64 off;			/* payload offset (MSG, DATA) */
+	u64 cts_len;			/* CTS */
+	u32 len;			/* payload bytes (MSG, DATA) */
+	u32 msg_id;
+	u32 cts_status;
+	u32 seq;
+	u64 sent_ns;			/* for RTT samples */
+	u8 type;
+	bool sacked;
+	bool retransmitted;
+	bool last;			/* last frame of its message */
+};
+
+enum rtscts_mstate {
+	RTSCTS_M_QUEUED,		/* txq: frames to make */
+	RTSCTS_M_AWAIT_CTS,		/* await_cts */
+	RTSCTS_M_WAIT_ACKS,		/* wait_acks */
+	RTSCTS_M_RX,			/* rx_msgs */
+};
+
+/* The transport's view of a message, in ptl_msg_cb(). */
+struct rtscts_mcb {
+	struct list_head node;		/* on one list of its peer */
+	struct ptl_msg *msg;		/* the message this is the cb of */
+	u64 next_off;			/* tx: next byte to frame; rx: got */
+	u64 total;			/* tx: bytes to send; rx: to receive */
+	u32 msg_id;
+	u32 unacked;			/* tx: frames out, not acknowledged */
+	u8 state;			/* enum rtscts_mstate */
+	bool rts;			/* goes with RTS/CTS */
+	bool hdr_out;			/* MSG or RTS framed */
+	bool response;			/* an ACK or REPLY we send */
+};
+
+static inline struct rtscts_mcb *rtscts_mcb(struct ptl_msg *msg)
+{
+	return ptl_msg_cb(msg);
+}
+
+static inline void rtscts_count(struct rtscts_if *rif, int stat, u64 n)
+{
+	atomic64_add(n, &rif->stats[stat]);
+}
+
+/* link.c */
+int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
+		const struct ptl_bind_config *cfg,
+		struct netlink_ext_ack *extack);
+int rtscts_configure(struct ptl_binding *b, const struct ptl_bind_config *cfg,
+		     struct netlink_ext_ack *extack);
+void rtscts_unbind(struct ptl_binding *b);
+u32 rtscts_mtu(const struct rtscts_if *rif);
+u32 rtscts_crc32c(u32 seed, const u8 *p, size_t n);
+bool rtscts_resolve(struct rtscts_peer *peer);
+struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, unsigned int linear,
+				 gfp_t gfp);
+void rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,
+			 struct rtscts_frame *f);
+void rtscts_xmit(struct rtscts_if *rif, struct sk_buff_head *q);
+
+/* peer.c */
+int rtscts_peers_init(void);
+void rtscts_peers_exit(void);
+struct rtscts_peer *rtscts_peer_lookup(struct rtscts_if *rif, u32 nid);
+struct rtscts_peer *rtscts_peer_get(struct rtscts_if *rif, u32 nid, gfp_t gfp);
+void rtscts_peer_fail(struct rtscts_peer *peer, u8 event);
+void rtscts_peer_new_stream(struct rtscts_peer *peer);
+void rtscts_peer_reset_rx(struct rtscts_peer *peer);
+bool rtscts_peer_idle(const struct rtscts_peer *peer);
+void rtscts_reclaim_work(struct work_struct *work);
+void rtscts_peers_destroy(struct rtscts_if *rif);
+int rtscts_peer_add_static(struct rtscts_if *rif, u32 nid, const u8 *lladdr);
+int rtscts_peer_remove(struct rtscts_if *rif, u32 nid);
+void rtscts_peer_set_state(struct rtscts_peer *peer, u8 state);
+
+/* reliable.c */
+int rtscts_txf_init(void);
+void rtscts_txf_exit(void);
+struct rtscts_txf *rtscts_txf_alloc(void);
+void rtscts_txf_free(struct rtscts_txf *txf);
+void rtscts_fill_ack(struct rtscts_peer *peer, struct rtscts_frame *f);
+void rtscts_on_ack(struct rtscts_peer *peer, const struct rtscts_frame *f,
+		   struct sk_buff_head *xq);
+void rtscts_push(struct rtscts_peer *peer, struct sk_buff_head *xq);
+void rtscts_send_ack(struct rtscts_peer *peer, struct sk_buff_head *xq,
+		     u16 flags);
+void rtscts_send_reset(struct rtscts_if *rif, const struct rtscts_frame *f,
+		       const u8 *mac, unsigned long *last,
+		       struct sk_buff_head *xq);
+void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
+			const struct rtscts_frame *f, struct sk_buff_head *xq);
+void rtscts_retransmit_oldest(struct rtscts_peer *peer,
+			      struct sk_buff_head *xq);
+void rtscts_restart_stream(struct rtscts_peer *peer, struct sk_buff_head *xq);
+u32 rtscts_window(void);
+
+/* timers.c */
+void rtscts_timer_fn(struct timer_list *t);
+void rtscts_timer_arm(struct rtscts_peer *peer);
+
+/* proto.c */
+int rtscts_send(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp);
+void rtscts_queue_msg(struct rtscts_peer *peer, struct ptl_msg *msg);
+struct sk_buff *rtscts_build(struct rtscts_peer *peer, struct rtscts_txf *txf);
+struct rtscts_txf *rtscts_next_frame(struct rtscts_peer *peer);
+void rtscts_frame_acked(struct rtscts_peer *peer, struct rtscts_txf *txf);
+bool rtscts_busy(const struct rtscts_peer *peer);
+bool rtscts_deliver(struct rtscts_peer *peer, struct sk_buff *skb,
+		    const struct rtscts_frame *f);
+void rtscts_fail_msgs(struct rtscts_peer *peer, bool rx_too);
+void rtscts_fail_rx(struct rtscts_peer *peer);
+
+/* netlink.c */
+int rtscts_fill_iface(struct ptl_binding *b, struct sk_buff *skb);
+int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb);
+int rtscts_dump_peers(struct ptl_binding *b, struct sk_buff *skb,
+		      struct netlink_callback *cb);
+int rtscts_add_peer(struct ptl_binding *b, u32 nid, const u8 *lladdr,
+		    unsigned int addr_len, struct netlink_ext_ack *extack);
+int rtscts_del_peer(struct ptl_binding *b, u32 nid,
+		    struct netlink_ext_ack *extack);
+
+#endif /* RTSCTS_H */

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Encoding and validation of RTS/CTS frame headers (layout in
+ * rtscts_frame.h). Nothing here trusts the frame: every length is checked
+ * against what the buffer holds before anything past it is read.
+ */
+#include "../kmod/core/ptl_bytes.h"
+#include "rtscts_frame.h"
+
+enum {
+	F_VERSION = 0,
+	F_TYPE = 1,
+	F_FLAGS = 2,
+	F_FRAME_LEN = 4,
+	F_CSUM_LEN = 6,
+	F_CRC = 8,
+	F_SRC_NID = 12,
+	F_DST_NID = 16,
+	F_SRC_INC = 20,
+	F_DST_INC = 24,
+	F_STREAM = 28,
+	F_SEQ = 32,
+	F_ACK_STREAM = 36,
+	F_ACK = 40,
+	F_WINDOW = 44,
+	F_RESERVED = 46,
+	F_SACK = 48,
+	/* type headers, at RTSCTS_HDR_LEN */
+	T_MSG_ID = 56,
+	T_WORD = 60,		/* reserved, or the CTS status */
+	T_LONG = 64,		/* CTS length, DATA offset */
+	T_RESET_STREAM = 56,
+	T_RESET_RESERVED = 60,
+};
+
+u16 rtscts_hdr_len(u8 type)
+{
+	switch (type) {
+	case RTSCTS_MSG:
+	case RTSCTS_RTS:
+		return RTSCTS_MSG_HDR_LEN;
+	case RTSCTS_CTS:
+		return RTSCTS_CTS_HDR_LEN;
+	case RTSCTS_DATA:
+		return RTSCTS_DATA_HDR_LEN;
+	case RTSCTS_ACK:
+		return RTSCTS_HDR_LEN;
+	case RTSCTS_RESET:
+		return RTSCTS_RESET_HDR_LEN;
+	default:
+		return 0;
+	}
+}
+
+bool rtscts_type_reliable(u8 type)
+{
+	return type >= RTSCTS_MSG && type <= RTSCTS_DATA;
+}
+
+static void decode_common(const u8 *b, struct rtscts_frame *f)
+{
+	f->type = b[F_TYPE];
+	f->flags = get_le16(b + F_FLAGS);
+	f->frame_len = get_le16(b + F_FRAME_LEN);
+	f->csum_len = get_le16(b + F_CSUM_LEN);
+	f->crc = get_le32(b + F_CRC);
+	f->src_nid = get_le32(b + F_SRC_NID);
+	f->dst_nid = get_le32(b + F_DST_NID);
+	f->src_inc = get_le32(b + F_SRC_INC);
+	f->dst_inc = get_le32(b + F_DST_INC);
+	f->stream = get_le32(b + F_STREAM);
+	f->seq = get_le32(b + F_SEQ);
+	f->ack_stream = get_le32(b + F_ACK_STREAM);
+	f->ack = get_le32(b + F_ACK);
+	f->window = get_le16(b + F_WINDOW);
+	f->sack = get_le64(b + F_SACK);
+}
+
+/* The type header; false if a reserved word is set. */
+static bool decode_type(const u8 *b, struct rtscts_frame *f)
+{
+	switch (f->type) {
+	case RTSCTS_MSG:
+	case RTSCTS_RTS:
+		f->msg_id = get_le32(b + T_MSG_ID);
+		return !get_le32(b + T_WORD);
+	case RTSCTS_CTS:
+		f->msg_id = get_le32(b + T_MSG_ID);
+		f->status = get_le32(b + T_WORD);
+		f->length = get_le64(b + T_LONG);
+		return true;
+	case RTSCTS_DATA:
+		f->msg_id = get_le32(b + T_MSG_ID);
+		f->offset = get_le64(b + T_LONG);
+		return !get_le32(b + T_WORD);
+	case RTSCTS_RESET:
+		f->reset_stream = get_le32(b + T_RESET_STREAM);
+		return !get_le32(b + T_RESET_RESERVED);
+	default:
+		return true;
+	}
+}
+
+/* What a header's fields may hold for its type. */
+static int check_fields(const struct rtscts_frame *f)
+{
+	bool reliable = rtscts_type_reliable(f->type);
+
+	if (!f->src_nid || f->src_nid == 0xffffffffU ||
+	    !f->dst_nid || f->dst_nid == 0xffffffffU || !f->src_inc)
+		return RTSCTS_FRAME_ENID;
+	if (reliable && !f->stream)
+		return RTSCTS_FRAME_EFIELD;
+	if (!reliable && (f->seq || (f->flags & RTSCTS_F_SYN)))
+		return RTSCTS_FRAME_EFIELD;
+	if (f->type == RTSCTS_ACK && f->stream)
+		return RTSCTS_FRAME_EFIELD;
+	if (f->type == RTSCTS_RESET && (f->stream || !f->reset_stream))
+		return RTSCTS_FRAME_EFIELD;
+	if (!f->ack_stream && (f->ack || f->sack))
+		return RTSCTS_FRAME_EFIELD;
+	switch (f->type) {
+	case RTSCTS_RTS:
+	case RTSCTS_CTS:
+		if (f->payload_len)
+			return RTSCTS_FRAME_ELENGTH;
+		if (f->type == RTSCTS_CTS &&
+		    (f->status > RTSCTS_CTS_DROP ||
+		     f->length > RTSCTS_MAX_OFFSET ||
+		     (f->status == RTSCTS_CTS_DROP && f->length)))
+			return RTSCTS_FRAME_EFIELD;
+		break;
+	case RTSCTS_DATA:
+		if (!f->payload_len || f->offset >= RTSCTS_MAX_OFFSET)
+			return RTSCTS_FRAME_EFIELD;
+		break;
+	case RTSCTS_ACK:
+	case RTSCTS_RESET:
+		if (f->payload_len)
+			return RTSCTS_FRAME_ELENGTH;
+		break;
+	}
+	return RTSCTS_FRAME_OK;
+}
+
+int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
+			struct rtscts_frame *f)
+{
+	ptl_memset(f, 0, sizeof(*f));
+	if (avail < RTSCTS_HDR_LEN || wire_len < avail)
+		return RTSCTS_FRAME_ESHORT;
+	if (buf[F_VERSION] != RTSCTS_VERSION)
+		return RTSCTS_FRAME_EVERSION;
+	decode_common(buf, f);
+	f->hdr_len = rtscts_hdr_len(f->type);
+	if (!f->hdr_len)
+		return RTSCTS_FRAME_ETYPE;
+	if (f->flags & ~RTSCTS_F_ALL)
+		return RTSCTS_FRAME_EFLAGS;
+	if (get_le16(buf + F_RESERVED))
+		return RTSCTS_FRAME_ERESERVED;
+	if (f->frame_len < f->hdr_len || f->frame_len > wire_len ||
+	    f->csum_len < f->hdr_len || f->csum_len > f->frame_len)
+		return RTSCTS_FRAME_ELENGTH;
+	if (avail < f->hdr_len)
+		return RTSCTS_FRAME_ESHORT;
+	if (!decode_type(buf, f))
+		return RTSCTS_FRAME_ERESERVED;
+	f->payload_len = f->frame_len - f->hdr_len;
+	return check_fields(f);
+}
+
+void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
+{
+	u16 len = rtscts_hdr_len(f->type);
+
+	/* The Portals header of MSG and RTS is the caller's. */
+	if (f->type == RTSCTS_MSG || f->type == RTSCTS_RTS)
+		len -= RTSCTS_PTL_HDR_LEN;
+	ptl_memset(b, 0, len);
+	b[F_VERSION] = RTSCTS_VERSION;
+	b[F_TYPE] = f->type;
+	put_le16(b + F_FLAGS, f->flags);
+	put_le16(b + F_FRAME_LEN, f->frame_len);
+	put_le16(b + F_CSUM_LEN, f->csum_len);
+	put_le32(b + F_SRC_NID, f->src_nid);
+	put_le32(b + F_DST_NID, f->dst_nid);
+	put_le32(b + F_SRC_INC, f->src_inc);
+	put_le32(b + F_DST_INC, f->dst_inc);
+	put_le32(b + F_STREAM, f->stream);
+	put_le32(b + F_SEQ, f->seq);
+	put_le32(b + F_ACK_STREAM, f->ack_stream);
+	put_le32(b + F_ACK, f->ack);
+	put_le16(b + F_WINDOW, f->window);
+	put_le64(b + F_SACK, f->sack);
+	switch (f->type) {
+	case RTSCTS_MSG:
+	case RTSCTS_RTS:
+		put_le32(b + T_MSG_ID, f->msg_id);
+		break;
+	case RTSCTS_CTS:
+		put_le32(b + T_MSG_ID, f->msg_id);
+		put_le32(b + T_WORD, f->status);
+		put_le64(b + T_LONG, f->length);
+		break;
+	case RTSCTS_DATA:
+		put_le32(b + T_MSG_ID, f->msg_id);
+		put_le64(b + T_LONG, f->offset);
+		break;
+	case RTSCTS_RESET:
+		put_le32(b + T_RESET_STREAM, f->reset_stream);
+		break;
+	}
+}
+
+void rtscts_frame_set_crc(u8 *buf, u32 crc)
+{
+	put_le32(buf + F_CRC, crc);
+}
+
+u32 rtscts_frame_crc(const u8 *buf, u16 len,
+		     u32 (*crc32c)(u32 seed, const u8 *p, size_t n))
+{
+	static const u8 zero[4];
+	u32 crc = ~0U;
+
+	if (len < RTSCTS_HDR_LEN)
+		return 0;
+	crc = crc32c(crc, buf, F_CRC);
+	crc = crc32c(crc, zero, sizeof(zero));
+	crc = crc32c(crc, buf + F_CRC + 4, len - F_CRC - 4);
+	return ~crc;
+}

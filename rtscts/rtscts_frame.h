@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The frames of the RTS/CTS transport: layout, limits and codec.
+ * Documentation/wire-protocol.md is the specification; this header is its
+ * single source in code. OS-independent C (the core's platform shim), so
+ * that the parser is also fuzzed in user space.
+ *
+ * A frame is an Ethernet frame of the transport's ethertype (default
+ * 0x88B5) whose payload starts with this 56-byte header, every field
+ * little-endian:
+ *
+ *   off size field       meaning
+ *     0   1  version     RTSCTS_VERSION (1)
+ *     1   1  type        enum rtscts_type
+ *     2   2  flags       RTSCTS_F_*
+ *     4   2  frame_len   bytes from offset 0 to the end of the payload
+ *                        (Ethernet padding excluded)
+ *     6   2  csum_len    bytes from offset 0 covered by crc (>= the
+ *                        headers of the type, <= frame_len)
+ *     8   4  crc         CRC32C (Castagnoli, reflected, init ~0, final
+ *                        xor ~0) of bytes [0, csum_len), this field as 0
+ *    12   4  src_nid     sending node
+ *    16   4  dst_nid     receiving node
+ *    20   4  src_inc     sender's incarnation (when its interface was bound)
+ *    24   4  dst_inc     receiver's incarnation as the sender knows it, 0
+ *                        if it has never heard from the receiver
+ *    28   4  stream      sender's stream to this receiver (reliable frames
+ *                        and RESET; 0 in ACK)
+ *    32   4  seq         position of a reliable frame in its stream
+ *    36   4  ack_stream  the receiver's stream the ack fields are about,
+ *                        0 if none
+ *    40   4  ack         next sequence expected in ack_stream (cumulative)
+ *    44   2  window      frames the sender of this frame accepts beyond ack
+ *    46   2  reserved    0
+ *    48   8  sack        bit i set: sequence ack + 1 + i has arrived
+ *
+ * Type headers follow at offset 56:
+ *   MSG   msg_id u32, reserved u32 (0), Portals header (96 bytes), then
+ *         the first bytes of the message's payload (eager)
+ *   RTS   msg_id u32, reserved u32 (0), Portals header (96 bytes)
+ *   CTS   msg_id u32 (the RTS's), status u32 (RTSCTS_CTS_*), length u64
+ *         (payload bytes the target accepts)
+ *   DATA  msg_id u32, reserved u32 (0), offset u64, then payload bytes
+ *         [offset, offset + n) of the message
+ *   ACK   nothing: acknowledges (ack fields) or, with RTSCTS_F_ACK_REQ,
+ *         asks for an ACK (a liveness probe)
+ *   RESET stream u32 (the receiver's stream this node has no state for),
+ *         reserved u32 (0)
+ * MSG, RTS, CTS and DATA are reliable: sequenced, acknowledged, sent again
+ * until acknowledged. ACK and RESET are not.
+ */
+#ifndef RTSCTS_FRAME_H
+#define RTSCTS_FRAME_H
+
+#include "../kmod/core/ptl_platform.h"
+
+#define RTSCTS_VERSION		1
+#define RTSCTS_HDR_LEN		56
+#define RTSCTS_PTL_HDR_LEN	96	/* PTL_WIRE_HDR_LEN */
+#define RTSCTS_MSG_HDR_LEN	(RTSCTS_HDR_LEN + 8 + RTSCTS_PTL_HDR_LEN)
+#define RTSCTS_CTS_HDR_LEN	(RTSCTS_HDR_LEN + 16)
+#define RTSCTS_DATA_HDR_LEN	(RTSCTS_HDR_LEN + 16)
+#define RTSCTS_RESET_HDR_LEN	(RTSCTS_HDR_LEN + 8)
+#define RTSCTS_MAX_FRAME	65535	/* frame_len is 16 bits */
+/* Smallest frame a link must carry: a MSG with a byte of payload. */
+#define RTSCTS_MIN_MTU		(RTSCTS_MSG_HDR_LEN + 1)
+/* Payload offsets are below this (PTL_WIRE_MAX_LENGTH). */
+#define RTSCTS_MAX_OFFSET	(1ULL << 48)
+
+enum rtscts_type {
+	RTSCTS_MSG = 1,
+	RTSCTS_RTS = 2,
+	RTSCTS_CTS = 3,
+	RTSCTS_DATA = 4,
+	RTSCTS_ACK = 5,
+	RTSCTS_RESET = 6,
+};
+
+/* Acknowledge this frame at once (the last frame of a message, probes). */
+#define RTSCTS_F_ACK_REQ	0x0001
+/* The stream has not been acknowledged yet: it starts at sequence 0. */
+#define RTSCTS_F_SYN		0x0002
+#define RTSCTS_F_ALL		(RTSCTS_F_ACK_REQ | RTSCTS_F_SYN)
+
+#define RTSCTS_CTS_ACCEPT	0	/* send `length` bytes */
+#define RTSCTS_CTS_DROP		1	/* the target dropped it: send nothing */
+
+/* A decoded frame header (host order). */
+struct rtscts_frame {
+	u8 type;
+	u16 flags;
+	u16 frame_len;
+	u16 csum_len;
+	u32 crc;
+	u32 src_nid;
+	u32 dst_nid;
+	u32 src_inc;
+	u32 dst_inc;
+	u32 stream;
+	u32 seq;
+	u32 ack_stream;
+	u32 ack;
+	u16 window;
+	u64 sack;
+	/* type header */
+	u32 msg_id;		/* MSG, RTS, CTS, DATA */
+	u32 status;		/* CTS */
+	u64 length;		/* CTS */
+	u64 offset;		/* DATA */
+	u32 reset_stream;	/* RESET */
+	/*
+	 * Bytes of headers: the Portals header of MSG and RTS starts at
+	 * hdr_len - 96, the payload of MSG and DATA at hdr_len.
+	 */
+	u16 hdr_len;
+	u16 payload_len;	/* frame_len - hdr_len */
+};
+
+/* Distinct reasons to refuse a frame, for counters and tracing. */
+enum rtscts_frame_err {
+	RTSCTS_FRAME_OK = 0,
+	RTSCTS_FRAME_ESHORT = -1,	/* fewer bytes than the headers */
+	RTSCTS_FRAME_EVERSION = -2,
+	RTSCTS_FRAME_ETYPE = -3,
+	RTSCTS_FRAME_EFLAGS = -4,
+	RTSCTS_FRAME_ELENGTH = -5,	/* frame_len/csum_len inconsistent */
+	RTSCTS_FRAME_ERESERVED = -6,
+	RTSCTS_FRAME_EFIELD = -7,	/* a field wrong for the type */
+	RTSCTS_FRAME_ENID = -8,		/* a wildcard or zero nid */
+};
+
+/* Headers of a frame of @type (0 for an unknown type). */
+u16 rtscts_hdr_len(u8 type);
+/* True for the reliable (sequenced) types. */
+bool rtscts_type_reliable(u8 type);
+
+/*
+ * Decodes the headers at @buf (@avail bytes are readable, at least
+ * RTSCTS_HDR_LEN to learn the type; the caller pulls rtscts_hdr_len()
+ * more). @wire_len is the frame's length on the wire (Ethernet padding
+ * included). Checks everything that needs no state; the checksum is the
+ * caller's (rtscts_frame_crc). Returns RTSCTS_FRAME_OK or an error.
+ */
+int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
+			struct rtscts_frame *f);
+/*
+ * Encodes f's headers (rtscts_hdr_len(f->type) bytes) with crc 0, except
+ * the Portals header of MSG and RTS, which the caller places at offset
+ * RTSCTS_MSG_HDR_LEN - RTSCTS_PTL_HDR_LEN and this leaves alone.
+ */
+void rtscts_frame_encode(const struct rtscts_frame *f, u8 *buf);
+/* Stores the checksum of the first csum_len bytes of an encoded frame. */
+void rtscts_frame_set_crc(u8 *buf, u32 crc);
+/*
+ * The checksum of the first @len bytes of a frame, computed with
+ * @crc32c(seed, bytes, n) (the kernel's or a test's), its crc field as 0.
+ */
+u32 rtscts_frame_crc(const u8 *buf, u16 len,
+		     u32 (*crc32c)(u32 seed, const u8 *p, size_t n));
+
+/* Serial-number arithmetic on 32-bit sequences (RFC 1982). */
+static inline bool rtscts_seq_before(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
+}
+
+static inline bool rtscts_seq_after(u32 a, u32 b)
+{
+	return rtscts_seq_before(b, a);
+}
+
+#endif /* RTSCTS_FRAME_H */

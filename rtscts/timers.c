@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one timer of each peer, and everything that runs on it:
+ *
+ *   - waiting for a link-layer address: ask ARP again every
+ *     RTSCTS_RESOLVE_RETRY_MS;
+ *   - frames in flight: the retransmission timeout (rto_us, doubled per
+ *     consecutive timeout up to max_rto_ms);
+ *   - nothing in flight but something awaited from the peer (a CTS, the
+ *     rest of a message it is sending): a probe (an ACK asking for an ACK)
+ *     every max(rto, 100 ms), so that a live peer answers;
+ *   - and in every case, a peer that has made no progress for
+ *     peer_timeout_ms is unreachable: what is in flight with it fails
+ *     (peer.c). That bound is what Documentation/wire-protocol.md
+ *     promises: no operation waits on a dead peer longer.
+ * A peer with nothing outstanding has no timer running.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+
+#include "rtscts.h"
+
+#define RTSCTS_PROBE_MIN_MS	100
+
+/* Something is outstanding with @peer (lock held). */
+bool rtscts_busy(const struct rtscts_peer *peer)
+{
+	return peer->ninflight || !list_empty(&peer->ctlq) ||
+	       !list_empty(&peer->txq) || !list_empty(&peer->await_cts) ||
+	       !list_empty(&peer->rx_msgs);
+}
+
+static unsigned long rtscts_rto_jiffies(const struct rtscts_peer *peer)
+{
+	u64 us = (u64)peer->rto_us << peer->backoff;
+
+	us = min_t(u64, us, (u64)rtscts_max_rto_ms * USEC_PER_MSEC);
+	return max_t(unsigned long, usecs_to_jiffies(us), 1);
+}
+
+/* (Re)arms the timer for what @peer waits for now. Lock held. */
+void rtscts_timer_arm(struct rtscts_peer *peer)
+{
+	unsigned long delay;
+
+	if (peer->dead || !rtscts_busy(peer))
+		return;
+	if (!peer->lladdr_valid)
+		delay = msecs_to_jiffies(RTSCTS_RESOLVE_RETRY_MS);
+	else if (peer->ninflight)
+		delay = rtscts_rto_jiffies(peer);
+	else
+		delay = max(rtscts_rto_jiffies(peer),
+			    msecs_to_jiffies(RTSCTS_PROBE_MIN_MS));
+	mod_timer(&peer->timer, jiffies + delay);
+}
+
+/* Since when has @peer made no progress on what is outstanding? */
+static unsigned long rtscts_stalled_since(const struct rtscts_peer *peer)
+{
+	if (peer->ninflight || !peer->lladdr_valid)
+		return peer->last_progress;
+	return peer->last_rx;
+}
+
+void rtscts_timer_fn(struct timer_list *t)
+{
+	struct rtscts_peer *peer = from_timer(peer, t, timer);
+	struct rtscts_if *rif = peer->rif;
+	unsigned long timeout = msecs_to_jiffies(rtscts_peer_timeout_ms);
+	struct sk_buff_head xq;
+
+	__skb_queue_head_init(&xq);
+	spin_lock_bh(&peer->lock);
+	if (peer->dead || !rtscts_busy(peer))
+		goto out;
+	if (time_after(jiffies, rtscts_stalled_since(peer) + timeout)) {
+		rtscts_peer_fail(peer, PTL_EVENT_PEER_UNREACHABLE);
+		goto out;
+	}
+	if (!peer->lladdr_valid) {
+		rtscts_push(peer, &xq);		/* resolves, or re-arms */
+		goto out;
+	}
+	if (peer->ninflight) {
+		rtscts_retransmit_oldest(peer, &xq);
+	} else if (time_after(jiffies, peer->last_rx +
+			      rtscts_rto_jiffies(peer))) {
+		rtscts_send_ack(peer, &xq, RTSCTS_F_ACK_REQ);
+	}
+	rtscts_push(peer, &xq);
+	rtscts_timer_arm(peer);
+out:
+	spin_unlock_bh(&peer->lock);
+	rtscts_xmit(rif, &xq);
+}
