@@ -16,8 +16,13 @@
  *            ptl_rx_done, which finalizes it (PUT_END, REPLY_END, ...) or
  *            turns it into a
  *   response the ACK of a put, the REPLY of a get or getput, sent back to
- *            the same peer by the transport -> ptl_msg_sent: PUT_END (after
- *            the ACK went out, spec 8.5), GET_END, GETPUT_END.
+ *            the same peer by the transport -> ptl_msg_sent: GET_END,
+ *            GETPUT_END once the reply's data has been delivered. A put's
+ *            PUT_END is posted when its ACK is handed to the transport
+ *            (the ACK "went out", spec 8.5): the ACK carries no data, so
+ *            nothing of the MD is needed any more, and a put that asks for
+ *            an ACK does not end an RTT after a later put that does not
+ *            (the order of END events would otherwise depend on the ACK).
  *
  * The core message keeps its MD referenced (unlink answers
  * PTL_MD_IN_USE) and the NI reference keeps the NI, its pinned pages and
@@ -44,7 +49,7 @@ enum ptl_msg_role {
 	PTL_ROLE_REQUEST,	/* sent by this node's initiator */
 	PTL_ROLE_INCOMING,	/* arriving; deposits go into core.md */
 	PTL_ROLE_SWAP,		/* an arriving getput; deposits go to swap_in */
-	PTL_ROLE_ACK,		/* response: a put's ACK */
+	PTL_ROLE_ACK,		/* response: a put's ACK (its put has ended) */
 	PTL_ROLE_REPLY,		/* response: data from core.md */
 	PTL_ROLE_SWAP_REPLY,	/* response: the bytes in swap_old */
 };
@@ -223,13 +228,9 @@ void ptl_msg_sent(struct ptl_msg *msg, u32 ni_fail_type)
 	u32 fail = ni_fail_type == PTL_NI_OK ? PTL_NI_OK : PTL_NI_FAIL;
 
 	ptl_count_fail(msg, fail);
-	/*
-	 * A put's PUT_END follows its ACK whatever became of the ACK: the
-	 * data is in place. Requests and replies end with the outcome.
-	 */
-	if (msg->role == PTL_ROLE_ACK)
-		fail = PTL_NI_OK;
-	ptlc_msg_finalize(&msg->core, fail);
+	/* An ACK's put ended when it was handed over; the rest end now. */
+	if (msg->role != PTL_ROLE_ACK)
+		ptlc_msg_finalize(&msg->core, fail);
 	ptl_msg_free(msg);
 }
 EXPORT_SYMBOL_NS_GPL(ptl_msg_sent, PORTALS);
@@ -387,6 +388,7 @@ struct ptl_msg *ptl_rx_done(struct ptl_msg *msg, u32 ni_fail_type)
 	}
 	if (ptlc_msg_finalize(&msg->core, fail) == PTLC_MSG_SEND_ACK) {
 		ptl_msg_prepare_tx(msg, PTL_ROLE_ACK, 0);
+		ptlc_msg_finalize(&msg->core, PTL_NI_OK);	/* PUT_END */
 		return msg;
 	}
 	ptl_msg_free(msg);
