@@ -17,11 +17,19 @@
  *
  * The sender keeps at most min(cwnd, the peer's window) frames in flight.
  * cwnd grows as TCP Reno's does (slow start, then one frame per window)
- * and shrinks on loss: to half on a fast retransmit (RTSCTS_DUPACK_THRESH
- * acks showing frames beyond a hole), to RTSCTS_MIN_CWND on a timeout.
- * The retransmission timeout adapts (RFC 6298 smoothed RTT and variance,
- * Karn's rule: no sample from a resent frame) within
- * [min_rto_ms, max_rto_ms] and doubles on each timeout.
+ * and shrinks on loss: to half once per recovery episode, to
+ * RTSCTS_MIN_CWND on a timeout. Loss is found from the SACK bits as in
+ * RFC 6675: a frame with RTSCTS_DUPACK_THRESH frames sacked above it
+ * (fewer when fewer are in flight, RFC 5827's early retransmit) is lost
+ * and sent again at once, and again if its resend is not acknowledged
+ * within an RTO. A loss no SACK can reveal, the last frames of a burst, is
+ * found by a tail loss probe (RFC 8985): when nothing has been
+ * acknowledged for two smoothed RTTs, the newest frame goes again with
+ * ACK_REQ, and the answer's SACK bits show the holes; only if that too
+ * stays unanswered does the retransmission timeout collapse the window. The timeout
+ * adapts (RFC 6298 smoothed RTT and variance, Karn's rule: no sample from
+ * a resent frame) within [min_rto_ms, max_rto_ms] and doubles on each
+ * timeout.
  *
  * SACK bits are advice for choosing what to resend, never proof of
  * delivery: a receiver may drop what it buffered ahead (memory pressure,
@@ -207,44 +215,64 @@ static struct sk_buff *rtscts_rebuild(struct rtscts_peer *peer,
 	return rtscts_build(peer, txf);
 }
 
-/* Resends the holes below the highest frame the peer has (SACK). */
-static void rtscts_fast_retransmit(struct rtscts_peer *peer,
-				   struct sk_buff_head *xq)
+/* Halves cwnd once per episode of loss (until snd_una passes its end). */
+static void rtscts_enter_recovery(struct rtscts_peer *peer)
 {
-	struct rtscts_txf *txf, *last_sacked = NULL;
-	struct sk_buff *skb;
+	if (peer->in_recovery)
+		return;
+	peer->in_recovery = true;
+	peer->recovery_end = peer->snd_nxt;
+	peer->ssthresh = max_t(u32, peer->cwnd / 2, RTSCTS_MIN_CWND);
+	peer->cwnd = peer->ssthresh;
+}
 
-	list_for_each_entry(txf, &peer->inflight, node)
-		if (txf->sacked)
-			last_sacked = txf;
-	list_for_each_entry(txf, &peer->inflight, node) {
-		if (txf == last_sacked)
-			break;
-		if (txf->sacked || txf->retransmitted)
+/* The RTO in nanoseconds, without back-off. */
+static u64 rtscts_rto_ns(const struct rtscts_peer *peer)
+{
+	return (u64)peer->rto_us * NSEC_PER_USEC;
+}
+
+/*
+ * Resends what the SACK bits show lost: frames with RTSCTS_DUPACK_THRESH
+ * frames sacked above them, not resent within the last RTO.
+ */
+static void rtscts_sack_recover(struct rtscts_peer *peer,
+				struct sk_buff_head *xq)
+{
+	u64 now = ktime_get_ns(), rto = rtscts_rto_ns(peer);
+	u32 thresh = clamp_t(u32, peer->ninflight - 1, 1,
+			     RTSCTS_DUPACK_THRESH);
+	struct rtscts_txf *txf;
+	struct sk_buff *skb;
+	u32 above = 0;
+
+	list_for_each_entry_reverse(txf, &peer->inflight, node) {
+		if (txf->sacked) {
+			above++;
 			continue;
+		}
+		if (above < thresh)
+			continue;
+		if (txf->retransmitted && now - txf->sent_ns < rto)
+			continue;
+		rtscts_enter_recovery(peer);
 		skb = rtscts_rebuild(peer, txf);
 		if (skb)
 			__skb_queue_tail(xq, skb);
 	}
-	peer->ssthresh = max_t(u32, peer->ninflight / 2, RTSCTS_MIN_CWND);
-	peer->cwnd = peer->ssthresh;
 }
 
-/* Marks what the SACK bits say arrived; true if any is new. */
-static bool rtscts_mark_sacked(struct rtscts_peer *peer, u32 ack, u64 sack)
+/* Marks what the SACK bits say arrived. */
+static void rtscts_mark_sacked(struct rtscts_peer *peer, u32 ack, u64 sack)
 {
 	struct rtscts_txf *txf;
-	bool news = false;
 
 	list_for_each_entry(txf, &peer->inflight, node) {
 		u32 d = txf->seq - ack - 1;
 
-		if (d < 64 && (sack & (1ULL << d)) && !txf->sacked) {
+		if (d < 64 && (sack & (1ULL << d)))
 			txf->sacked = true;
-			news = true;
-		}
 	}
-	return news;
 }
 
 /**
@@ -282,16 +310,20 @@ void rtscts_on_ack(struct rtscts_peer *peer, const struct rtscts_frame *f,
 		peer->snd_una = f->ack;
 		peer->last_progress = jiffies;
 		peer->backoff = 0;
-		peer->dupacks = 0;
+		peer->probed = false;
 		if (newest_ns)
 			rtscts_rtt_sample(peer, newest_ns);
-		rtscts_cwnd_grow(peer, acked);
+		if (peer->in_recovery &&
+		    !rtscts_seq_before(peer->snd_una, peer->recovery_end))
+			peer->in_recovery = false;
+		if (!peer->in_recovery)
+			rtscts_cwnd_grow(peer, acked);
 		rtscts_timer_arm(peer);
-		return;
 	}
-	if (f->sack && rtscts_mark_sacked(peer, f->ack, f->sack) &&
-	    ++peer->dupacks == RTSCTS_DUPACK_THRESH)
-		rtscts_fast_retransmit(peer, xq);
+	if (f->sack) {
+		rtscts_mark_sacked(peer, f->ack, f->sack);
+		rtscts_sack_recover(peer, xq);
+	}
 }
 
 /* ---- sending ---- */
@@ -329,27 +361,60 @@ void rtscts_push(struct rtscts_peer *peer, struct sk_buff_head *xq)
 		rtscts_send_ack(peer, xq, 0);
 }
 
-/* The timer expired with frames in flight: resend the oldest. */
+/*
+ * Tail loss probe: the newest frame the peer does not have goes again,
+ * asking for an immediate answer. True if one was sent.
+ */
+bool rtscts_tail_probe(struct rtscts_peer *peer, struct sk_buff_head *xq)
+{
+	struct rtscts_txf *txf;
+	struct sk_buff *skb;
+
+	list_for_each_entry_reverse(txf, &peer->inflight, node) {
+		if (txf->sacked)
+			continue;
+		peer->probed = true;
+		txf->last = true;	/* carries ACK_REQ from now on */
+		skb = rtscts_rebuild(peer, txf);
+		if (skb)
+			__skb_queue_tail(xq, skb);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The timer expired with frames in flight: resend the oldest frames the
+ * peer does not have, as many as the collapsed window allows. SACK bits
+ * are forgotten (RFC 2018: the receiver may have dropped what it held).
+ */
 void rtscts_retransmit_oldest(struct rtscts_peer *peer,
 			      struct sk_buff_head *xq)
 {
 	struct rtscts_txf *txf;
 	struct sk_buff *skb;
+	u32 sent = 0;
 
-	txf = list_first_entry_or_null(&peer->inflight, struct rtscts_txf,
-				       node);
-	if (!txf)
+	if (list_empty(&peer->inflight))
 		return;
 	peer->st.timeouts++;
 	rtscts_count(peer->rif, PTL_STAT_TIMEOUTS, 1);
-	peer->ssthresh = max_t(u32, peer->ninflight / 2, RTSCTS_MIN_CWND);
+	peer->ssthresh = max_t(u32, peer->cwnd / 2, RTSCTS_MIN_CWND);
 	peer->cwnd = RTSCTS_MIN_CWND;
-	peer->dupacks = 0;
+	peer->in_recovery = false;
 	if (peer->backoff < 16)
 		peer->backoff++;
-	skb = rtscts_rebuild(peer, txf);
-	if (skb)
-		__skb_queue_tail(xq, skb);
+	list_for_each_entry(txf, &peer->inflight, node) {
+		if (txf->sacked) {
+			txf->sacked = false;
+			continue;
+		}
+		if (sent++ >= peer->cwnd)
+			continue;
+		skb = rtscts_rebuild(peer, txf);
+		if (skb)
+			__skb_queue_tail(xq, skb);
+	}
 }
 
 /*
@@ -375,20 +440,23 @@ void rtscts_restart_stream(struct rtscts_peer *peer, struct sk_buff_head *xq)
 
 /* ---- receiving ---- */
 
-/* Keeps a frame that arrived ahead of a gap; false if it cannot. */
-static bool rtscts_ooo_insert(struct rtscts_peer *peer, struct sk_buff *skb,
-			      u32 seq)
+/*
+ * Keeps a frame that arrived ahead of a gap. Returns 0, -EEXIST if it is
+ * already there (a duplicate), -ENOBUFS past the window or the byte cap.
+ */
+static int rtscts_ooo_insert(struct rtscts_peer *peer, struct sk_buff *skb,
+			     u32 seq)
 {
 	struct sk_buff *pos;
 
 	if (seq - peer->rcv_nxt >= rtscts_window() ||
 	    peer->ooo_bytes + skb->truesize > RTSCTS_OOO_MAX_BYTES)
-		return false;
+		return -ENOBUFS;
 	skb_queue_walk(&peer->ooo, pos) {
 		u32 at = RTSCTS_SKB_CB(pos)->seq;
 
 		if (at == seq)
-			return false;		/* a duplicate */
+			return -EEXIST;
 		if (rtscts_seq_after(at, seq)) {
 			__skb_queue_before(&peer->ooo, pos, skb);
 			goto added;
@@ -398,7 +466,13 @@ static bool rtscts_ooo_insert(struct rtscts_peer *peer, struct sk_buff *skb,
 added:
 	RTSCTS_SKB_CB(skb)->seq = seq;
 	peer->ooo_bytes += skb->truesize;
-	return true;
+	return 0;
+}
+
+static void rtscts_count_dup(struct rtscts_peer *peer)
+{
+	peer->st.duplicates++;
+	rtscts_count(peer->rif, PTL_STAT_DUPLICATES, 1);
 }
 
 /* Delivers the in-sequence frame @skb; false: not now, keep rcv_nxt. */
@@ -476,14 +550,19 @@ static void rtscts_rx_seq(struct rtscts_peer *peer, struct sk_buff *skb,
 	if (!rtscts_rx_stream(peer, f, xq, eth_hdr(skb)->h_source))
 		goto drop;
 	if (rtscts_seq_before(f->seq, peer->rcv_nxt)) {
-		peer->st.duplicates++;
-		rtscts_count(peer->rif, PTL_STAT_DUPLICATES, 1);
+		rtscts_count_dup(peer);
 		peer->ack_now = true;	/* our ack may have been lost */
 		goto drop;
 	}
 	if (f->seq != peer->rcv_nxt) {
+		int err = rtscts_ooo_insert(peer, skb, f->seq);
+
 		peer->ack_now = true;
-		if (!rtscts_ooo_insert(peer, skb, f->seq)) {
+		if (err == -EEXIST) {
+			rtscts_count_dup(peer);
+			goto drop;
+		}
+		if (err) {
 			peer->st.no_buffer++;
 			rtscts_count(peer->rif, PTL_STAT_NO_BUFFER, 1);
 			goto drop;

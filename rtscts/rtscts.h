@@ -49,8 +49,8 @@
 #define RTSCTS_MAX_WINDOW	1024	/* frames: cap of max_window */
 #define RTSCTS_INIT_CWND	16	/* frames */
 #define RTSCTS_MIN_CWND		2
-#define RTSCTS_DUPACK_THRESH	3
-#define RTSCTS_ACK_EVERY	16	/* frames received between ACKs */
+#define RTSCTS_DUPACK_THRESH	3	/* frames sacked above a lost one */
+#define RTSCTS_ACK_EVERY	4	/* frames received between ACKs */
 #define RTSCTS_RESET_INTERVAL	(HZ / 10)	/* RESETs to one peer */
 #define RTSCTS_RESOLVE_RETRY_MS	20	/* waiting for ARP */
 #define RTSCTS_RECLAIM_PERIOD	(5 * HZ)
@@ -115,7 +115,9 @@ struct rtscts_peer {
 	u32 rwnd;			/* what it advertises */
 	u32 srtt_us, rttvar_us, rto_us;
 	u8 backoff;
-	u8 dupacks;
+	bool in_recovery;		/* cwnd halved until recovery_end */
+	bool probed;			/* a tail loss probe is out */
+	u32 recovery_end;
 	u32 next_msg_id;
 	struct list_head inflight;	/* struct rtscts_txf, by seq */
 	u32 ninflight;
@@ -241,6 +243,7 @@ void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
 			const struct rtscts_frame *f, struct sk_buff_head *xq);
 void rtscts_retransmit_oldest(struct rtscts_peer *peer,
 			      struct sk_buff_head *xq);
+bool rtscts_tail_probe(struct rtscts_peer *peer, struct sk_buff_head *xq);
 void rtscts_restart_stream(struct rtscts_peer *peer, struct sk_buff_head *xq);
 u32 rtscts_window(void);
 

@@ -4,8 +4,10 @@
  *
  *   - waiting for a link-layer address: ask ARP again every
  *     RTSCTS_RESOLVE_RETRY_MS;
- *   - frames in flight: the retransmission timeout (rto_us, doubled per
- *     consecutive timeout up to max_rto_ms);
+ *   - frames in flight: first a tail loss probe after two smoothed RTTs
+ *     without an acknowledgement (reliable.c), then the retransmission
+ *     timeout (rto_us, doubled per consecutive timeout up to
+ *     max_rto_ms);
  *   - nothing in flight but something awaited from the peer (a CTS, the
  *     rest of a message it is sending): a probe (an ACK asking for an ACK)
  *     every max(rto, 100 ms), so that a live peer answers;
@@ -39,6 +41,12 @@ static unsigned long rtscts_rto_jiffies(const struct rtscts_peer *peer)
 	return max_t(unsigned long, usecs_to_jiffies(us), 1);
 }
 
+/* Two smoothed RTTs, at least a tick: when a tail loss probe is due. */
+static unsigned long rtscts_pto_jiffies(const struct rtscts_peer *peer)
+{
+	return max_t(unsigned long, usecs_to_jiffies(2 * peer->srtt_us), 2);
+}
+
 /* (Re)arms the timer for what @peer waits for now. Lock held. */
 void rtscts_timer_arm(struct rtscts_peer *peer)
 {
@@ -48,6 +56,8 @@ void rtscts_timer_arm(struct rtscts_peer *peer)
 		return;
 	if (!peer->lladdr_valid)
 		delay = msecs_to_jiffies(RTSCTS_RESOLVE_RETRY_MS);
+	else if (peer->ninflight && !peer->probed && peer->srtt_us)
+		delay = min(rtscts_pto_jiffies(peer), rtscts_rto_jiffies(peer));
 	else if (peer->ninflight)
 		delay = rtscts_rto_jiffies(peer);
 	else
@@ -83,7 +93,10 @@ void rtscts_timer_fn(struct timer_list *t)
 		rtscts_push(peer, &xq);		/* resolves, or re-arms */
 		goto out;
 	}
-	if (peer->ninflight) {
+	if (peer->ninflight && !peer->probed && peer->srtt_us) {
+		if (!rtscts_tail_probe(peer, &xq))
+			rtscts_retransmit_oldest(peer, &xq);
+	} else if (peer->ninflight) {
 		rtscts_retransmit_oldest(peer, &xq);
 	} else if (time_after(jiffies, peer->last_rx +
 			      rtscts_rto_jiffies(peer))) {
