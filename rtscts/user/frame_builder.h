@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+// Builders of RTS/CTS frames for user space (unit tests, the fuzzer's seed
+// corpus, tools/ptl_inject), over the kernel's own codec: rtscts_frame.c for
+// the frame headers and kmod/core/ptl_wire.c for the Portals header.
+//
+// A frame is built from a struct rtscts_frame taken literally: Encode()
+// writes exactly the fields given, so a caller that wants a broken frame
+// sets a broken field and gets it on the wire; Build() is the valid path
+// that also fills frame_len and csum_len and stores the checksum.
+#pragma once
+
+extern "C" {
+#include "ptl_wire.h"
+#include "rtscts_frame.h"
+}
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace rtscts {
+
+using Bytes = std::vector<uint8_t>;
+
+// Offsets of the fields of the common header (the table in rtscts_frame.h),
+// for callers that spoil one field of an encoded frame.
+namespace off {
+inline constexpr size_t kVersion = 0, kType = 1, kFlags = 2, kFrameLen = 4, kCsumLen = 6, kCrc = 8,
+                        kSrcNid = 12, kDstNid = 16, kSrcInc = 20, kDstInc = 24, kStream = 28,
+                        kSeq = 32, kAckStream = 36, kAck = 40, kWindow = 44, kReserved = 46,
+                        kSack = 48;
+// Type headers, at RTSCTS_HDR_LEN.
+inline constexpr size_t kMsgId = 56, kWord = 60, kLong = 64, kResetStream = 56;
+}  // namespace off
+
+// A sending node as the frames name it: nid, incarnation and its stream
+// to the receiver (both nonzero in a valid frame).
+struct Node {
+  uint32_t nid = 0;
+  uint32_t inc = 0;
+  uint32_t stream = 0;
+};
+
+// A valid header of `type` (enum rtscts_type) from `src` to `dst_nid`: the
+// fields the type needs set to plausible values (msg_id 1, a CTS accepting
+// 4096 bytes, an ACK acknowledging sequence 0 of stream 7, a RESET of stream
+// 9), window 64, everything else 0, frame_len and csum_len 0 (Build()
+// fills them). An unknown type gets the common fields only.
+rtscts_frame Header(uint8_t type, const Node& src, uint32_t dst_nid);
+
+// A Portals PUT of `length` bytes that asks for no ACK (md_handle
+// PTL_HANDLE_NONE), job id PTL_JID_NONE; ptl_hdr_decode() accepts it.
+ptl_hdr PutHeader(ptl_process_id_t src, ptl_process_id_t dst, ptl_pt_index_t portal,
+                  ptl_match_bits_t bits, uint64_t length);
+Bytes EncodePtl(const ptl_hdr& h);
+
+// The bytes of a frame: the headers of `f` exactly as given (lengths
+// included, crc 0; max(56, rtscts_hdr_len(type)) bytes), then for MSG and
+// RTS the Portals header `ptl` in its 96 bytes (zero if `ptl` is empty;
+// it must otherwise be 96 bytes), then `payload`.
+Bytes Encode(const rtscts_frame& f, std::span<const uint8_t> ptl = {},
+             std::span<const uint8_t> payload = {});
+
+// Stores the checksum of the first csum_len bytes (as the frame says,
+// capped at its size); frames shorter than the common header are left as
+// they are.
+void Seal(Bytes& frame);
+
+// A valid frame: frame_len = csum_len = headers + payload, encoded, sealed.
+Bytes Build(rtscts_frame f, std::span<const uint8_t> ptl = {},
+            std::span<const uint8_t> payload = {});
+
+// Decodes as a receiver does when the whole frame is readable
+// (avail = wire_len = size).
+int Decode(std::span<const uint8_t> frame, rtscts_frame* f);
+
+// Whether the stored crc is the checksum over f's csum_len (false if the
+// frame holds fewer than csum_len bytes).
+bool CrcOk(std::span<const uint8_t> frame, const rtscts_frame& f);
+
+// `n` bytes of a recognisable pattern (byte i is seed + i).
+Bytes Pattern(size_t n, uint8_t seed = 0);
+
+// "OK", "ESHORT", ... (enum rtscts_frame_err); "E?" for anything else.
+std::string_view ErrName(int err);
+// "OK", "EMAGIC", ... (enum ptl_wire_err).
+std::string_view PtlErrName(int err);
+// "MSG", ... ; "?" for an unknown type.
+std::string_view TypeName(uint8_t type);
+
+// Little-endian stores into an encoded frame (bounds checked: a store
+// past the end is a programming error and throws std::out_of_range).
+void Put16(Bytes& b, size_t at, uint16_t v);
+void Put32(Bytes& b, size_t at, uint32_t v);
+void Put64(Bytes& b, size_t at, uint64_t v);
+
+}  // namespace rtscts

@@ -1,0 +1,338 @@
+// libFuzzer target for the RTS/CTS frame codec (rtscts/rtscts_frame.c):
+// arbitrary bytes are decoded with an arbitrary readable length (avail) and
+// wire length, and every frame the decoder accepts must keep the promises
+// of rtscts/rtscts_frame.h. A broken promise, a crash or a sanitizer
+// report fails the run.
+//
+// Input: byte 0 chooses the mode and the readable length, bytes 1-2 (LE)
+// the wire length, the rest is the frame.
+//   byte 0 < 128        decode: all frame bytes readable
+//   128 <= byte 0 < 192 encode: the rest is parsed as a struct
+//                       rtscts_frame, encoded and decoded again; the
+//                       decoder must accept it exactly when it keeps the
+//                       rules, and give back every field it carries
+//   byte 0 >= 192       decode with the last (byte 0 - 192) bytes unreadable
+//   wire length = avail + (bytes 1-2), or avail - 1 when they are 0xffff.
+//
+// What an accepted frame must satisfy (rtscts_frame.h):
+//  * version 1; hdr_len == rtscts_hdr_len(type) != 0 and <= avail;
+//    hdr_len + payload_len == frame_len <= wire_len;
+//    hdr_len <= csum_len <= frame_len; no unknown flag;
+//  * nids neither 0 nor the wildcard, src_inc != 0; reliable types on a
+//    nonzero stream; ACK and RESET without seq, SYN or stream; a RESET
+//    names a nonzero stream; no ack or sack without ack_stream;
+//  * RTS, CTS, ACK and RESET carry no payload; DATA some, at an offset
+//    below 2^48; a CTS's status is known, its length <= 2^48, 0 if DROP;
+//  * reserved fields are 0 and every field decodes from its documented
+//    offset; fields of other types stay 0;
+//  * encoding the decoded struct gives back the same header bytes (crc 0,
+//    the Portals header left alone), which decode to the same struct;
+//  * rtscts_frame_crc() is CRC32C over [0, csum_len) with the crc field
+//    as 0 (checked against a bit-at-a-time CRC);
+//  * the Portals header of MSG and RTS, if ptl_hdr_decode() accepts it,
+//    encodes back to the same 96 bytes.
+extern "C" {
+#include "ptl_wire.h"
+#include "rtscts_frame.h"
+}
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "crc32c.h"
+
+namespace {
+
+[[noreturn]] void Fail(const char* what, const rtscts_frame& f) {
+  std::fprintf(stderr,
+               "fuzz_frame: broken promise: %s\n"
+               "  type %u flags %#x frame_len %u csum_len %u hdr_len %u payload_len %u\n"
+               "  src %#x/%#x dst %#x/%#x stream %#x seq %#x ack_stream %#x ack %#x sack %#llx\n"
+               "  msg_id %#x status %u length %#llx offset %#llx reset_stream %#x\n",
+               what, f.type, f.flags, f.frame_len, f.csum_len, f.hdr_len, f.payload_len, f.src_nid,
+               f.src_inc, f.dst_nid, f.dst_inc, f.stream, f.seq, f.ack_stream, f.ack,
+               (unsigned long long)f.sack, f.msg_id, f.status, (unsigned long long)f.length,
+               (unsigned long long)f.offset, f.reset_stream);
+  std::abort();
+}
+
+#define PROMISE(cond, f)           \
+  do {                             \
+    if (!(cond)) Fail(#cond, (f)); \
+  } while (0)
+
+uint64_t Le(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; i++) v |= uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
+bool HasPtlHdr(uint8_t t) { return t == RTSCTS_MSG || t == RTSCTS_RTS; }
+
+// The first rule of rtscts_frame.h that a struct breaks, or nullptr. The
+// struct-level rules only: lengths against wire_len, fields per type.
+const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
+  uint16_t hdr = rtscts_hdr_len(f.type);
+  bool reliable = rtscts_type_reliable(f.type);
+  if (!hdr) return "unknown type";
+  if (f.flags & ~RTSCTS_F_ALL) return "unknown flags";
+  if (f.frame_len < hdr || f.frame_len > wire_len) return "frame_len out of range";
+  if (f.csum_len < hdr || f.csum_len > f.frame_len) return "csum_len out of range";
+  if (!f.src_nid || f.src_nid == 0xffffffffu || !f.dst_nid || f.dst_nid == 0xffffffffu)
+    return "zero or wildcard nid";
+  if (!f.src_inc) return "zero src_inc";
+  if (reliable && !f.stream) return "reliable frame on stream 0";
+  if (!reliable && (f.seq || (f.flags & RTSCTS_F_SYN))) return "seq or SYN on ACK/RESET";
+  if ((f.type == RTSCTS_ACK || f.type == RTSCTS_RESET) && f.stream) return "stream on ACK/RESET";
+  if (f.type == RTSCTS_RESET && !f.reset_stream) return "RESET of stream 0";
+  if (!f.ack_stream && (f.ack || f.sack)) return "ack without ack_stream";
+  size_t payload = f.frame_len - hdr;
+  switch (f.type) {
+    case RTSCTS_RTS:
+    case RTSCTS_CTS:
+    case RTSCTS_ACK:
+    case RTSCTS_RESET:
+      if (payload) return "payload in a type without one";
+      break;
+    case RTSCTS_DATA:
+      if (!payload) return "DATA without payload";
+      if (f.offset >= RTSCTS_MAX_OFFSET) return "DATA offset >= 2^48";
+      break;
+  }
+  if (f.type == RTSCTS_CTS) {
+    if (f.status > RTSCTS_CTS_DROP) return "unknown CTS status";
+    if (f.length > RTSCTS_MAX_OFFSET) return "CTS length > 2^48";
+    if (f.status == RTSCTS_CTS_DROP && f.length) return "CTS DROP with a length";
+  }
+  return nullptr;
+}
+
+// The fields a frame of f.type carries, everything else zeroed (and crc,
+// which encode does not write).
+rtscts_frame Carried(rtscts_frame f) {
+  f.crc = 0;
+  f.hdr_len = rtscts_hdr_len(f.type);
+  f.payload_len = uint16_t(f.frame_len - f.hdr_len);
+  uint8_t t = f.type;
+  if (t != RTSCTS_MSG && t != RTSCTS_RTS && t != RTSCTS_CTS && t != RTSCTS_DATA) f.msg_id = 0;
+  if (t != RTSCTS_CTS) f.status = 0, f.length = 0;
+  if (t != RTSCTS_DATA) f.offset = 0;
+  if (t != RTSCTS_RESET) f.reset_stream = 0;
+  return f;
+}
+
+bool SameFields(const rtscts_frame& a, const rtscts_frame& b) {
+  return a.type == b.type && a.flags == b.flags && a.frame_len == b.frame_len &&
+         a.csum_len == b.csum_len && a.crc == b.crc && a.src_nid == b.src_nid &&
+         a.dst_nid == b.dst_nid && a.src_inc == b.src_inc && a.dst_inc == b.dst_inc &&
+         a.stream == b.stream && a.seq == b.seq && a.ack_stream == b.ack_stream && a.ack == b.ack &&
+         a.window == b.window && a.sack == b.sack && a.msg_id == b.msg_id && a.status == b.status &&
+         a.length == b.length && a.offset == b.offset && a.reset_stream == b.reset_stream &&
+         a.hdr_len == b.hdr_len && a.payload_len == b.payload_len;
+}
+
+uint32_t BitwiseCrc(const uint8_t* p, size_t n) {
+  uint32_t c = ~0u;
+  for (size_t i = 0; i < n; i++) {
+    c ^= (i >= 8 && i < 12) ? 0 : p[i];
+    for (int k = 0; k < 8; k++) c = (c >> 1) ^ ((c & 1) ? 0x82F63B78u : 0);
+  }
+  return ~c;
+}
+
+void CheckPtlHeader(const uint8_t* p, const rtscts_frame& f) {
+  ptl_hdr h;
+  PROMISE(ptl_hdr_decode(p, RTSCTS_PTL_HDR_LEN - 1, &h) == PTL_WIRE_ESHORT, f);
+  if (ptl_hdr_decode(p, RTSCTS_PTL_HDR_LEN, &h) != PTL_WIRE_OK) return;
+  PROMISE(h.type >= PTL_MSG_PUT && h.type <= PTL_MSG_GETPUT, f);
+  PROMISE(h.rlength <= PTL_WIRE_MAX_LENGTH && h.mlength <= PTL_WIRE_MAX_LENGTH, f);
+  PROMISE(h.offset <= PTL_WIRE_MAX_LENGTH && h.rtn_offset <= PTL_WIRE_MAX_LENGTH, f);
+  PROMISE(h.payload_length == ptl_hdr_payload_length(&h), f);
+  uint8_t again[PTL_WIRE_HDR_LEN];
+  ptl_hdr_encode(&h, again);
+  PROMISE(std::memcmp(again, p, PTL_WIRE_HDR_LEN) == 0, f);
+}
+
+// Everything promised about a frame that rtscts_frame_decode() accepted.
+void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtscts_frame& f) {
+  PROMISE(buf[0] == RTSCTS_VERSION, f);
+  PROMISE(f.hdr_len && f.hdr_len == rtscts_hdr_len(f.type), f);
+  PROMISE(f.hdr_len <= avail, f);
+  PROMISE(size_t(f.hdr_len) + f.payload_len == f.frame_len, f);
+  PROMISE(f.frame_len <= wire_len, f);
+  PROMISE(f.hdr_len <= f.csum_len && f.csum_len <= f.frame_len, f);
+  PROMISE(!(f.flags & ~RTSCTS_F_ALL), f);
+  PROMISE(!BrokenRule(f, wire_len), f);
+
+  // Every field from its documented offset; reserved fields 0.
+  PROMISE(f.type == buf[1] && f.flags == Le(buf + 2, 2) && f.frame_len == Le(buf + 4, 2), f);
+  PROMISE(f.csum_len == Le(buf + 6, 2) && f.crc == Le(buf + 8, 4), f);
+  PROMISE(f.src_nid == Le(buf + 12, 4) && f.dst_nid == Le(buf + 16, 4), f);
+  PROMISE(f.src_inc == Le(buf + 20, 4) && f.dst_inc == Le(buf + 24, 4), f);
+  PROMISE(f.stream == Le(buf + 28, 4) && f.seq == Le(buf + 32, 4), f);
+  PROMISE(f.ack_stream == Le(buf + 36, 4) && f.ack == Le(buf + 40, 4), f);
+  PROMISE(f.window == Le(buf + 44, 2) && Le(buf + 46, 2) == 0 && f.sack == Le(buf + 48, 8), f);
+  switch (f.type) {
+    case RTSCTS_MSG:
+    case RTSCTS_RTS:
+      PROMISE(f.msg_id == Le(buf + 56, 4) && Le(buf + 60, 4) == 0, f);
+      break;
+    case RTSCTS_CTS:
+      PROMISE(f.msg_id == Le(buf + 56, 4) && f.status == Le(buf + 60, 4), f);
+      PROMISE(f.length == Le(buf + 64, 8), f);
+      break;
+    case RTSCTS_DATA:
+      PROMISE(f.msg_id == Le(buf + 56, 4) && Le(buf + 60, 4) == 0, f);
+      PROMISE(f.offset == Le(buf + 64, 8), f);
+      break;
+    case RTSCTS_RESET:
+      PROMISE(f.reset_stream == Le(buf + 56, 4) && Le(buf + 60, 4) == 0, f);
+      break;
+  }
+  rtscts_frame carried = Carried(f);
+  carried.crc = f.crc;
+  PROMISE(SameFields(carried, f), f);  // fields of other types stay 0
+
+  // Encoding the decoded struct gives back the header bytes, into a buffer
+  // of exactly hdr_len bytes (ASan sees a write past it).
+  std::unique_ptr<uint8_t[]> re(new uint8_t[f.hdr_len]);
+  std::memset(re.get(), 0x5a, f.hdr_len);
+  rtscts_frame_encode(&f, re.get());
+  for (size_t i = 0; i < f.hdr_len; i++) {
+    bool ptl = HasPtlHdr(f.type) && i >= size_t(f.hdr_len - RTSCTS_PTL_HDR_LEN);
+    if (ptl)
+      PROMISE(re[i] == 0x5a, f);  // the Portals header is the caller's
+    else if (i >= 8 && i < 12)
+      PROMISE(re[i] == 0, f);
+    else
+      PROMISE(re[i] == buf[i], f);
+  }
+  if (HasPtlHdr(f.type))
+    std::memcpy(re.get() + f.hdr_len - RTSCTS_PTL_HDR_LEN, buf + f.hdr_len - RTSCTS_PTL_HDR_LEN,
+                RTSCTS_PTL_HDR_LEN);
+  rtscts_frame g;
+  PROMISE(rtscts_frame_decode(re.get(), f.hdr_len, f.frame_len, &g) == RTSCTS_FRAME_OK, f);
+  rtscts_frame want = f;
+  want.crc = 0;
+  PROMISE(SameFields(g, want), f);
+
+  // The checksum, where the covered bytes are readable.
+  if (f.csum_len <= avail) {
+    uint32_t crc = rtscts_frame_crc(buf, f.csum_len, crc32c);
+    PROMISE(crc == BitwiseCrc(buf, f.csum_len), f);
+    std::vector<uint8_t> copy(buf, buf + f.csum_len);
+    rtscts_frame_set_crc(copy.data(), crc ^ 0x01020304u);
+    PROMISE(Le(copy.data() + 8, 4) == (crc ^ 0x01020304u), f);
+    PROMISE(rtscts_frame_crc(copy.data(), f.csum_len, crc32c) == crc, f);
+  }
+
+  if (HasPtlHdr(f.type)) CheckPtlHeader(buf + f.hdr_len - RTSCTS_PTL_HDR_LEN, f);
+}
+
+void DecodeMode(const uint8_t* frame, size_t n, uint8_t cut, uint16_t pad) {
+  size_t avail = n;
+  if (cut >= 192) avail = n - std::min<size_t>(n, cut - 192);
+  size_t wire_len = pad == 0xffff ? (avail ? avail - 1 : 0) : avail + pad;
+  // Exactly `avail` readable bytes: ASan catches any read past them.
+  std::unique_ptr<uint8_t[]> buf(new uint8_t[avail ? avail : 1]);
+  if (avail) std::memcpy(buf.get(), frame, avail);
+  rtscts_frame f;
+  int rc = rtscts_frame_decode(buf.get(), avail, wire_len, &f);
+  PROMISE(rc <= RTSCTS_FRAME_OK && rc >= RTSCTS_FRAME_ENID, f);
+  if (rc == RTSCTS_FRAME_OK) CheckAccepted(buf.get(), avail, wire_len, f);
+}
+
+class Reader {
+ public:
+  Reader(const uint8_t* p, size_t n) : p_(p), n_(n) {}
+  // The next `bytes` bytes as a little-endian integer (0 past the end).
+  uint64_t Int(int bytes) {
+    uint64_t v = 0;
+    for (int i = 0; i < bytes && n_; i++, p_++, n_--) v |= uint64_t(*p_) << (8 * i);
+    return v;
+  }
+  const uint8_t* Rest(size_t* n) {
+    *n = n_;
+    return p_;
+  }
+
+ private:
+  const uint8_t* p_;
+  size_t n_;
+};
+
+// A struct from the input, encoded, decoded: accepted exactly when it
+// keeps the rules, and then with every field it carries.
+void EncodeMode(const uint8_t* data, size_t n) {
+  Reader in(data, n);
+  rtscts_frame s{};
+  s.type = uint8_t(1 + in.Int(1) % 6);
+  s.flags = uint16_t(in.Int(2));
+  s.src_nid = uint32_t(in.Int(4));
+  s.dst_nid = uint32_t(in.Int(4));
+  s.src_inc = uint32_t(in.Int(4));
+  s.dst_inc = uint32_t(in.Int(4));
+  s.stream = uint32_t(in.Int(4));
+  s.seq = uint32_t(in.Int(4));
+  s.ack_stream = uint32_t(in.Int(4));
+  s.ack = uint32_t(in.Int(4));
+  s.window = uint16_t(in.Int(2));
+  s.sack = in.Int(8);
+  s.msg_id = uint32_t(in.Int(4));
+  s.status = uint32_t(in.Int(4));
+  s.length = in.Int(8);
+  s.offset = in.Int(8);
+  s.reset_stream = uint32_t(in.Int(4));
+  uint16_t hdr = rtscts_hdr_len(s.type);
+  size_t payload = in.Int(2) % (RTSCTS_MAX_FRAME - hdr + 1);
+  s.frame_len = uint16_t(hdr + payload);
+  s.csum_len = uint16_t(hdr + in.Int(2) % (payload + 1));
+  size_t wire_len = s.frame_len + in.Int(1);
+  // Values outside the ranges above are the decode mode's business.
+
+  // Exactly hdr bytes (ASan sees a write past them); for MSG and RTS the
+  // Portals header comes from the input and must be left alone.
+  std::unique_ptr<uint8_t[]> buf(new uint8_t[hdr]);
+  std::memset(buf.get(), 0xa5, hdr);
+  uint8_t* ptl = buf.get() + hdr - RTSCTS_PTL_HDR_LEN;
+  uint8_t ptl_in[RTSCTS_PTL_HDR_LEN] = {};
+  if (HasPtlHdr(s.type)) {
+    size_t rest_n;
+    const uint8_t* rest = in.Rest(&rest_n);
+    std::memcpy(ptl_in, rest, std::min<size_t>(rest_n, RTSCTS_PTL_HDR_LEN));
+    std::memcpy(ptl, ptl_in, RTSCTS_PTL_HDR_LEN);
+  }
+  rtscts_frame_encode(&s, buf.get());
+  if (HasPtlHdr(s.type)) PROMISE(std::memcmp(ptl, ptl_in, RTSCTS_PTL_HDR_LEN) == 0, s);
+  PROMISE(Le(buf.get() + 8, 4) == 0, s);
+
+  rtscts_frame d;
+  int rc = rtscts_frame_decode(buf.get(), hdr, wire_len, &d);
+  const char* broken = BrokenRule(s, wire_len);
+  if (broken) {
+    if (rc == RTSCTS_FRAME_OK) Fail(broken, s);  // accepted a broken struct
+    return;
+  }
+  if (rc != RTSCTS_FRAME_OK) Fail("a struct that keeps every rule was refused", s);
+  PROMISE(SameFields(d, Carried(s)), s);
+  CheckAccepted(buf.get(), hdr, wire_len, d);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  uint8_t mode = size > 0 ? data[0] : 0;
+  uint16_t pad = uint16_t(size > 2 ? data[1] | data[2] << 8 : 0);
+  const uint8_t* frame = data + std::min<size_t>(size, 3);
+  size_t n = size - std::min<size_t>(size, 3);
+  if (mode >= 128 && mode < 192)
+    EncodeMode(frame, n);
+  else
+    DecodeMode(frame, n, mode, pad);
+  return 0;
+}

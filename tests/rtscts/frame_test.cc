@@ -1,0 +1,587 @@
+// The RTS/CTS frame codec (rtscts/rtscts_frame.c): layout, round trips of
+// every type, every reason to refuse a frame, the checksum and the serial
+// arithmetic, each against the rules written in rtscts/rtscts_frame.h.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "crc32c.h"
+#include "frame_builder.h"
+
+namespace {
+
+using rtscts::Bytes;
+using rtscts::Node;
+
+constexpr Node kSrc{0x0a000001, 0x11111111, 0x22222222};
+constexpr uint32_t kDst = 0x0a000002;
+constexpr uint64_t kMaxOffset = RTSCTS_MAX_OFFSET;
+constexpr uint8_t kTypes[] = {RTSCTS_MSG,  RTSCTS_RTS, RTSCTS_CTS,
+                              RTSCTS_DATA, RTSCTS_ACK, RTSCTS_RESET};
+
+uint16_t Le16(const Bytes& b, size_t at) { return uint16_t(b[at] | b[at + 1] << 8); }
+uint32_t Le32(const Bytes& b, size_t at) { return Le16(b, at) | uint32_t(Le16(b, at + 2)) << 16; }
+uint64_t Le64(const Bytes& b, size_t at) { return Le32(b, at) | uint64_t(Le32(b, at + 4)) << 32; }
+
+bool HasPtlHdr(uint8_t type) { return type == RTSCTS_MSG || type == RTSCTS_RTS; }
+
+Bytes PtlPut() {
+  return rtscts::EncodePtl(rtscts::PutHeader({kSrc.nid, 100}, {kDst, 200}, 4, 0xabc, 10));
+}
+
+// A valid header of `type` with every field the type may carry set to a
+// distinctive value (so a field swapped or dropped shows).
+rtscts_frame Full(uint8_t type) {
+  rtscts_frame f = rtscts::Header(type, kSrc, kDst);
+  bool reliable = rtscts_type_reliable(type);
+  f.flags = RTSCTS_F_ACK_REQ | (reliable ? RTSCTS_F_SYN : 0);
+  f.dst_inc = 0x33333333;
+  f.ack_stream = 0x44444444;
+  f.ack = 0x55555555;
+  f.window = 0x6666;
+  f.sack = 0x0102030405060708ULL;
+  if (reliable) f.seq = 0x77777777;
+  if (reliable) f.msg_id = 0x88888888;
+  if (type == RTSCTS_CTS) f.length = 0x0000ffff12345678ULL;
+  if (type == RTSCTS_DATA) f.offset = 0x0000abcdef012345ULL;
+  if (type == RTSCTS_RESET) f.reset_stream = 0x99999999;
+  return f;
+}
+
+Bytes PayloadOf(uint8_t type) {
+  if (type == RTSCTS_MSG) return rtscts::Pattern(10, 0x40);
+  if (type == RTSCTS_DATA) return rtscts::Pattern(100, 0x80);
+  return {};
+}
+
+// A valid, sealed frame of `type` whose header `change` may spoil first
+// (lengths and checksum are then made consistent with the change).
+Bytes Frame(uint8_t type, const std::function<void(rtscts_frame&)>& change = {}) {
+  rtscts_frame f = Full(type);
+  if (change) change(f);
+  Bytes ptl = HasPtlHdr(type) ? PtlPut() : Bytes{};
+  return rtscts::Build(f, ptl, PayloadOf(type));
+}
+
+// A frame whose encoded bytes `patch` changes after sealing, re-sealed.
+Bytes Patched(uint8_t type, const std::function<void(Bytes&)>& patch) {
+  Bytes b = Frame(type);
+  patch(b);
+  rtscts::Seal(b);
+  return b;
+}
+
+int Rc(const Bytes& b) {
+  rtscts_frame f;
+  return rtscts::Decode(b, &f);
+}
+
+int Rc(const Bytes& b, size_t avail, size_t wire_len) {
+  rtscts_frame f;
+  return rtscts_frame_decode(b.data(), avail, wire_len, &f);
+}
+
+std::string Name(uint8_t type) { return std::string(rtscts::TypeName(type)); }
+
+void ExpectSameFields(const rtscts_frame& a, const rtscts_frame& b) {
+  EXPECT_EQ(a.type, b.type);
+  EXPECT_EQ(a.flags, b.flags);
+  EXPECT_EQ(a.frame_len, b.frame_len);
+  EXPECT_EQ(a.csum_len, b.csum_len);
+  EXPECT_EQ(a.crc, b.crc);
+  EXPECT_EQ(a.src_nid, b.src_nid);
+  EXPECT_EQ(a.dst_nid, b.dst_nid);
+  EXPECT_EQ(a.src_inc, b.src_inc);
+  EXPECT_EQ(a.dst_inc, b.dst_inc);
+  EXPECT_EQ(a.stream, b.stream);
+  EXPECT_EQ(a.seq, b.seq);
+  EXPECT_EQ(a.ack_stream, b.ack_stream);
+  EXPECT_EQ(a.ack, b.ack);
+  EXPECT_EQ(a.window, b.window);
+  EXPECT_EQ(a.sack, b.sack);
+  EXPECT_EQ(a.msg_id, b.msg_id);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.length, b.length);
+  EXPECT_EQ(a.offset, b.offset);
+  EXPECT_EQ(a.reset_stream, b.reset_stream);
+  EXPECT_EQ(a.hdr_len, b.hdr_len);
+  EXPECT_EQ(a.payload_len, b.payload_len);
+}
+
+// ---------------------------------------------------------------- layout
+
+TEST(FrameLayout, HeaderSizesOfEveryType) {
+  EXPECT_EQ(rtscts_hdr_len(RTSCTS_MSG), 160);
+  EXPECT_EQ(rtscts_hdr_len(RTSCTS_RTS), 160);
+  EXPECT_EQ(rtscts_hdr_len(RTSCTS_CTS), 72);
+  EXPECT_EQ(rtscts_hdr_len(RTSCTS_DATA), 72);
+  EXPECT_EQ(rtscts_hdr_len(RTSCTS_ACK), 56);
+  EXPECT_EQ(rtscts_hdr_len(RTSCTS_RESET), 64);
+  for (int t : {0, 7, 8, 0x81, 0xff}) EXPECT_EQ(rtscts_hdr_len(uint8_t(t)), 0) << t;
+  EXPECT_EQ(RTSCTS_PTL_HDR_LEN, PTL_WIRE_HDR_LEN);
+  EXPECT_EQ(RTSCTS_MIN_MTU, 161);
+  EXPECT_EQ(RTSCTS_MAX_OFFSET, PTL_WIRE_MAX_LENGTH);
+}
+
+TEST(FrameLayout, MsgRtsCtsDataAreTheReliableTypes) {
+  for (int t = 0; t < 256; t++)
+    EXPECT_EQ(rtscts_type_reliable(uint8_t(t)), t >= RTSCTS_MSG && t <= RTSCTS_DATA) << t;
+}
+
+TEST(FrameLayout, CommonFieldsAreLittleEndianAtTheDocumentedOffsets) {
+  Bytes b = Frame(RTSCTS_DATA);
+  EXPECT_EQ(b[0], RTSCTS_VERSION);
+  EXPECT_EQ(b[1], RTSCTS_DATA);
+  EXPECT_EQ(Le16(b, 2), RTSCTS_F_ACK_REQ | RTSCTS_F_SYN);
+  EXPECT_EQ(Le16(b, 4), 172);
+  EXPECT_EQ(Le16(b, 6), 172);
+  EXPECT_EQ(Le32(b, 8), rtscts::Crc32c([&] {
+              Bytes z = b;
+              std::fill_n(z.begin() + 8, 4, 0);
+              return z;
+            }()));
+  EXPECT_EQ(Le32(b, 12), kSrc.nid);
+  EXPECT_EQ(Le32(b, 16), kDst);
+  EXPECT_EQ(Le32(b, 20), kSrc.inc);
+  EXPECT_EQ(Le32(b, 24), 0x33333333u);
+  EXPECT_EQ(Le32(b, 28), kSrc.stream);
+  EXPECT_EQ(Le32(b, 32), 0x77777777u);
+  EXPECT_EQ(Le32(b, 36), 0x44444444u);
+  EXPECT_EQ(Le32(b, 40), 0x55555555u);
+  EXPECT_EQ(Le16(b, 44), 0x6666);
+  EXPECT_EQ(Le16(b, 46), 0);
+  EXPECT_EQ(Le64(b, 48), 0x0102030405060708ULL);
+  EXPECT_EQ(Le32(b, 56), 0x88888888u);
+  EXPECT_EQ(Le32(b, 60), 0u);
+  EXPECT_EQ(Le64(b, 64), 0x0000abcdef012345ULL);
+  EXPECT_EQ(Bytes(b.begin() + 72, b.end()), PayloadOf(RTSCTS_DATA));
+}
+
+TEST(FrameLayout, TypeHeadersAtTheDocumentedOffsets) {
+  Bytes msg = Frame(RTSCTS_MSG);
+  EXPECT_EQ(Le32(msg, 56), 0x88888888u);
+  EXPECT_EQ(Le32(msg, 60), 0u);
+  EXPECT_EQ(Bytes(msg.begin() + 64, msg.begin() + 160), PtlPut()) << "Portals header at 64";
+  EXPECT_EQ(Bytes(msg.begin() + 160, msg.end()), PayloadOf(RTSCTS_MSG));
+
+  Bytes cts = Frame(RTSCTS_CTS, [](rtscts_frame& f) {
+    f.status = RTSCTS_CTS_DROP;
+    f.length = 0;
+  });
+  EXPECT_EQ(cts.size(), 72u);
+  EXPECT_EQ(Le32(cts, 56), 0x88888888u);
+  EXPECT_EQ(Le32(cts, 60), uint32_t(RTSCTS_CTS_DROP));
+  EXPECT_EQ(Le64(cts, 64), 0u);
+  EXPECT_EQ(Le64(Frame(RTSCTS_CTS), 64), 0x0000ffff12345678ULL);
+
+  Bytes reset = Frame(RTSCTS_RESET);
+  EXPECT_EQ(reset.size(), 64u);
+  EXPECT_EQ(Le32(reset, 56), 0x99999999u);
+  EXPECT_EQ(Le32(reset, 60), 0u);
+  EXPECT_EQ(Frame(RTSCTS_ACK).size(), 56u);
+}
+
+// ---------------------------------------------------------------- round trips
+
+class FrameRoundTrip : public testing::TestWithParam<uint8_t> {};
+
+TEST_P(FrameRoundTrip, EveryFieldSurvives) {
+  uint8_t type = GetParam();
+  Bytes b = Frame(type);
+  rtscts_frame want = Full(type);
+  want.frame_len = uint16_t(b.size());
+  want.csum_len = uint16_t(b.size());
+  want.crc = Le32(b, 8);
+  want.hdr_len = rtscts_hdr_len(type);
+  want.payload_len = uint16_t(PayloadOf(type).size());
+  rtscts_frame got;
+  ASSERT_EQ(rtscts::Decode(b, &got), RTSCTS_FRAME_OK);
+  ExpectSameFields(got, want);
+  EXPECT_TRUE(rtscts::CrcOk(b, got));
+  if (HasPtlHdr(type)) {
+    ptl_hdr h;
+    ASSERT_EQ(ptl_hdr_decode(b.data() + got.hdr_len - RTSCTS_PTL_HDR_LEN, RTSCTS_PTL_HDR_LEN, &h),
+              PTL_WIRE_OK);
+    EXPECT_EQ(h.src.nid, kSrc.nid);
+    EXPECT_EQ(h.dst.pid, 200u);
+  }
+}
+
+// Decoding then encoding gives back the bytes of the headers, apart from
+// crc (encode writes 0) and the Portals header of MSG and RTS, which is
+// the caller's: encode leaves its 96 bytes as they were.
+TEST_P(FrameRoundTrip, EncodingTheDecodedHeaderGivesTheSameBytes) {
+  uint8_t type = GetParam();
+  Bytes b = Frame(type);
+  rtscts_frame f;
+  ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+  Bytes again(f.hdr_len, 0xa5);
+  rtscts_frame_encode(&f, again.data());
+  Bytes want(b.begin(), b.begin() + f.hdr_len);
+  std::fill_n(want.begin() + 8, 4, 0);
+  if (HasPtlHdr(type)) std::fill(want.begin() + (f.hdr_len - RTSCTS_PTL_HDR_LEN), want.end(), 0xa5);
+  EXPECT_EQ(again, want);
+}
+
+TEST_P(FrameRoundTrip, TheSmallestValidFrameDecodes) {
+  uint8_t type = GetParam();
+  rtscts_frame h = rtscts::Header(type, kSrc, kDst);
+  Bytes payload = type == RTSCTS_DATA ? Bytes{1} : Bytes{};
+  Bytes b = rtscts::Build(h, HasPtlHdr(type) ? PtlPut() : Bytes{}, payload);
+  EXPECT_EQ(b.size(), rtscts_hdr_len(type) + payload.size());
+  EXPECT_EQ(Rc(b), RTSCTS_FRAME_OK);
+}
+
+// Ethernet pads short frames: the bytes after frame_len are not payload.
+TEST_P(FrameRoundTrip, EthernetPaddingIsNotPayload) {
+  uint8_t type = GetParam();
+  Bytes b = Frame(type);
+  size_t len = b.size();
+  b.resize(len + 30, 0);
+  rtscts_frame f;
+  ASSERT_EQ(rtscts_frame_decode(b.data(), b.size(), b.size(), &f), RTSCTS_FRAME_OK);
+  EXPECT_EQ(f.frame_len, len);
+  EXPECT_EQ(f.payload_len, PayloadOf(type).size());
+  // Only the headers need to be readable (the caller pulls them).
+  ASSERT_EQ(rtscts_frame_decode(b.data(), f.hdr_len, b.size(), &f), RTSCTS_FRAME_OK);
+}
+
+// The decoder reads no byte past `avail`: the headers alone, in a buffer
+// of exactly their size (ASan, in the sanitizer build, sees any overread).
+TEST_P(FrameRoundTrip, DecodeReadsOnlyTheHeaders) {
+  uint8_t type = GetParam();
+  Bytes b = Frame(type);
+  size_t hdr = rtscts_hdr_len(type);
+  auto exact = std::make_unique<uint8_t[]>(hdr);
+  std::copy_n(b.begin(), hdr, exact.get());
+  rtscts_frame f;
+  EXPECT_EQ(rtscts_frame_decode(exact.get(), hdr, b.size(), &f), RTSCTS_FRAME_OK);
+}
+
+TEST_P(FrameRoundTrip, ChecksumOverTheHeadersOnlyIsAccepted) {
+  uint8_t type = GetParam();
+  Bytes b = Frame(type);
+  rtscts::Put16(b, rtscts::off::kCsumLen, rtscts_hdr_len(type));
+  rtscts::Seal(b);
+  rtscts_frame f;
+  ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+  EXPECT_EQ(f.csum_len, rtscts_hdr_len(type));
+  EXPECT_TRUE(rtscts::CrcOk(b, f));
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryType, FrameRoundTrip, testing::ValuesIn(kTypes),
+                         [](const testing::TestParamInfo<uint8_t>& i) { return Name(i.param); });
+
+// ---------------------------------------------------------------- refusals
+// One test per enum rtscts_frame_err value, each with the minimal frames
+// that earn it: a valid frame with one thing wrong.
+
+TEST(FrameDecode, EshortFewerBytesThanTheCommonHeader) {
+  Bytes ack = Frame(RTSCTS_ACK);
+  for (size_t n = 0; n < RTSCTS_HDR_LEN; n++) {
+    EXPECT_EQ(Rc(ack, n, n), RTSCTS_FRAME_ESHORT) << n << " bytes";
+    EXPECT_EQ(Rc(ack, n, ack.size()), RTSCTS_FRAME_ESHORT) << n << " bytes pulled";
+  }
+  EXPECT_EQ(Rc(ack, ack.size(), ack.size()), RTSCTS_FRAME_OK);
+}
+
+TEST(FrameDecode, EshortFewerBytesThanTheTypeHeaders) {
+  for (uint8_t type : {RTSCTS_MSG, RTSCTS_RTS, RTSCTS_CTS, RTSCTS_DATA, RTSCTS_RESET}) {
+    Bytes b = Frame(type);
+    size_t hdr = rtscts_hdr_len(type);
+    for (size_t n = RTSCTS_HDR_LEN; n < hdr; n++)
+      EXPECT_EQ(Rc(b, n, b.size()), RTSCTS_FRAME_ESHORT) << Name(type) << ", " << n << " pulled";
+    EXPECT_EQ(Rc(b, hdr, b.size()), RTSCTS_FRAME_OK) << Name(type);
+  }
+}
+
+TEST(FrameDecode, EshortMoreBytesReadableThanOnTheWire) {
+  Bytes b = Frame(RTSCTS_ACK);
+  EXPECT_EQ(Rc(b, b.size(), b.size() - 1), RTSCTS_FRAME_ESHORT);
+}
+
+TEST(FrameDecode, EversionAnyOtherVersion) {
+  for (int v : {0, 2, 0x81, 0xff})
+    EXPECT_EQ(Rc(Patched(RTSCTS_MSG, [v](Bytes& b) { b[0] = uint8_t(v); })), RTSCTS_FRAME_EVERSION)
+        << v;
+}
+
+TEST(FrameDecode, EtypeUnknownTypes) {
+  for (int t : {0, 7, 8, 0x41, 0xff})
+    EXPECT_EQ(Rc(Patched(RTSCTS_MSG, [t](Bytes& b) { b[1] = uint8_t(t); })), RTSCTS_FRAME_ETYPE)
+        << t;
+}
+
+TEST(FrameDecode, EflagsUnknownFlagBits) {
+  for (int bit = 2; bit < 16; bit++)
+    for (uint8_t type : kTypes)
+      EXPECT_EQ(Rc(Frame(type, [bit](rtscts_frame& f) { f.flags |= uint16_t(1u << bit); })),
+                RTSCTS_FRAME_EFLAGS)
+          << Name(type) << " bit " << bit;
+}
+
+TEST(FrameDecode, ElengthFrameLenLongerThanTheWire) {
+  for (uint8_t type : kTypes) {
+    Bytes b = Patched(type, [](Bytes& x) { rtscts::Put16(x, 4, uint16_t(x.size() + 1)); });
+    EXPECT_EQ(Rc(b), RTSCTS_FRAME_ELENGTH) << Name(type);
+  }
+}
+
+TEST(FrameDecode, ElengthFrameLenShorterThanTheHeaders) {
+  for (uint8_t type : kTypes) {
+    uint16_t hdr = rtscts_hdr_len(type);
+    Bytes b = Patched(type, [hdr](Bytes& x) {
+      rtscts::Put16(x, 4, hdr - 1);
+      rtscts::Put16(x, 6, hdr - 1);
+    });
+    EXPECT_EQ(Rc(b), RTSCTS_FRAME_ELENGTH) << Name(type);
+  }
+}
+
+TEST(FrameDecode, ElengthCsumLenShorterThanTheHeaders) {
+  for (uint8_t type : kTypes) {
+    uint16_t hdr = rtscts_hdr_len(type);
+    EXPECT_EQ(Rc(Patched(type, [hdr](Bytes& b) { rtscts::Put16(b, 6, hdr - 1); })),
+              RTSCTS_FRAME_ELENGTH)
+        << Name(type);
+    EXPECT_EQ(Rc(Patched(type, [](Bytes& b) { rtscts::Put16(b, 6, 0); })), RTSCTS_FRAME_ELENGTH)
+        << Name(type);
+  }
+}
+
+TEST(FrameDecode, ElengthCsumLenBeyondTheFrame) {
+  for (uint8_t type : kTypes) {
+    Bytes b = Frame(type);
+    b.resize(b.size() + 8, 0);  // padding after frame_len: still not the frame's
+    rtscts::Put16(b, 6, uint16_t(b.size() - 8 + 1));
+    rtscts::Seal(b);
+    EXPECT_EQ(Rc(b), RTSCTS_FRAME_ELENGTH) << Name(type);
+  }
+}
+
+TEST(FrameDecode, ElengthPayloadInTypesThatCarryNone) {
+  for (uint8_t type : {RTSCTS_RTS, RTSCTS_CTS, RTSCTS_ACK, RTSCTS_RESET}) {
+    rtscts_frame f = Full(type);
+    Bytes b = rtscts::Build(f, HasPtlHdr(type) ? PtlPut() : Bytes{}, Bytes{0x42});
+    EXPECT_EQ(Rc(b), RTSCTS_FRAME_ELENGTH) << Name(type);
+  }
+}
+
+TEST(FrameDecode, EreservedCommonReservedField) {
+  for (uint8_t type : kTypes)
+    for (uint16_t v : {0x0001, 0x0100, 0xffff})
+      EXPECT_EQ(Rc(Patched(type, [v](Bytes& b) { rtscts::Put16(b, 46, v); })),
+                RTSCTS_FRAME_ERESERVED)
+          << Name(type) << " " << v;
+}
+
+TEST(FrameDecode, EreservedTypeHeaderReservedWord) {
+  for (uint8_t type : {RTSCTS_MSG, RTSCTS_RTS, RTSCTS_DATA, RTSCTS_RESET})
+    for (uint32_t v : {0x00000001u, 0x80000000u})
+      EXPECT_EQ(Rc(Patched(type, [v](Bytes& b) { rtscts::Put32(b, 60, v); })),
+                RTSCTS_FRAME_ERESERVED)
+          << Name(type) << " " << v;
+}
+
+struct FieldCase {
+  const char* what;
+  uint8_t type;
+  std::function<void(rtscts_frame&)> change;
+};
+
+TEST(FrameDecode, EfieldFieldsWrongForTheType) {
+  const FieldCase cases[] = {
+      {"MSG on stream 0", RTSCTS_MSG, [](rtscts_frame& f) { f.stream = 0; }},
+      {"RTS on stream 0", RTSCTS_RTS, [](rtscts_frame& f) { f.stream = 0; }},
+      {"CTS on stream 0", RTSCTS_CTS, [](rtscts_frame& f) { f.stream = 0; }},
+      {"DATA on stream 0", RTSCTS_DATA, [](rtscts_frame& f) { f.stream = 0; }},
+      {"ACK with a seq", RTSCTS_ACK, [](rtscts_frame& f) { f.seq = 1; }},
+      {"RESET with a seq", RTSCTS_RESET, [](rtscts_frame& f) { f.seq = 1; }},
+      {"ACK with SYN", RTSCTS_ACK, [](rtscts_frame& f) { f.flags |= RTSCTS_F_SYN; }},
+      {"RESET with SYN", RTSCTS_RESET, [](rtscts_frame& f) { f.flags |= RTSCTS_F_SYN; }},
+      {"ACK on a stream", RTSCTS_ACK, [](rtscts_frame& f) { f.stream = 5; }},
+      {"RESET on a stream", RTSCTS_RESET, [](rtscts_frame& f) { f.stream = 5; }},
+      {"RESET of stream 0", RTSCTS_RESET, [](rtscts_frame& f) { f.reset_stream = 0; }},
+      {"MSG acking without ack_stream", RTSCTS_MSG,
+       [](rtscts_frame& f) {
+         f.ack_stream = 0;
+         f.sack = 0;
+       }},
+      {"ACK sacking without ack_stream", RTSCTS_ACK,
+       [](rtscts_frame& f) {
+         f.ack_stream = 0;
+         f.ack = 0;
+       }},
+      {"CTS status 2", RTSCTS_CTS, [](rtscts_frame& f) { f.status = 2; }},
+      {"CTS status ~0", RTSCTS_CTS, [](rtscts_frame& f) { f.status = ~0u; }},
+      {"CTS length past 2^48", RTSCTS_CTS, [](rtscts_frame& f) { f.length = kMaxOffset + 1; }},
+      {"CTS length ~0", RTSCTS_CTS, [](rtscts_frame& f) { f.length = ~0ULL; }},
+      {"CTS DROP with a length", RTSCTS_CTS,
+       [](rtscts_frame& f) {
+         f.status = RTSCTS_CTS_DROP;
+         f.length = 1;
+       }},
+      {"DATA at offset 2^48", RTSCTS_DATA, [](rtscts_frame& f) { f.offset = kMaxOffset; }},
+      {"DATA at offset ~0", RTSCTS_DATA, [](rtscts_frame& f) { f.offset = ~0ULL; }},
+  };
+  for (const auto& c : cases) EXPECT_EQ(Rc(Frame(c.type, c.change)), RTSCTS_FRAME_EFIELD) << c.what;
+
+  rtscts_frame empty_data = Full(RTSCTS_DATA);
+  EXPECT_EQ(Rc(rtscts::Build(empty_data)), RTSCTS_FRAME_EFIELD) << "DATA without payload";
+}
+
+TEST(FrameDecode, EnidWildcardOrZeroNidsAndIncarnation) {
+  const FieldCase cases[] = {
+      {"src_nid 0", 0, [](rtscts_frame& f) { f.src_nid = 0; }},
+      {"src_nid ANY", 0, [](rtscts_frame& f) { f.src_nid = 0xffffffff; }},
+      {"dst_nid 0", 0, [](rtscts_frame& f) { f.dst_nid = 0; }},
+      {"dst_nid ANY", 0, [](rtscts_frame& f) { f.dst_nid = 0xffffffff; }},
+      {"src_inc 0", 0, [](rtscts_frame& f) { f.src_inc = 0; }},
+  };
+  for (uint8_t type : kTypes)
+    for (const auto& c : cases)
+      EXPECT_EQ(Rc(Frame(type, c.change)), RTSCTS_FRAME_ENID) << Name(type) << ": " << c.what;
+}
+
+// Values at the edge of what the header allows.
+TEST(FrameDecode, EdgesThatAreAllowed) {
+  EXPECT_EQ(Rc(Frame(RTSCTS_CTS, [](rtscts_frame& f) { f.length = kMaxOffset; })), RTSCTS_FRAME_OK);
+  EXPECT_EQ(Rc(Frame(RTSCTS_CTS,
+                     [](rtscts_frame& f) {
+                       f.status = RTSCTS_CTS_DROP;
+                       f.length = 0;
+                     })),
+            RTSCTS_FRAME_OK);
+  EXPECT_EQ(Rc(Frame(RTSCTS_DATA, [](rtscts_frame& f) { f.offset = kMaxOffset - 1; })),
+            RTSCTS_FRAME_OK);
+  EXPECT_EQ(Rc(Frame(RTSCTS_ACK,
+                     [](rtscts_frame& f) {
+                       f.ack_stream = 0;
+                       f.ack = 0;
+                       f.sack = 0;
+                     })),
+            RTSCTS_FRAME_OK)
+      << "a bare probe (ACK_REQ, nothing acknowledged)";
+  EXPECT_EQ(Rc(rtscts::Build(Full(RTSCTS_MSG), PtlPut())), RTSCTS_FRAME_OK) << "MSG, no payload";
+  EXPECT_EQ(Rc(Frame(RTSCTS_MSG, [](rtscts_frame& f) { f.window = 0; })), RTSCTS_FRAME_OK);
+  EXPECT_EQ(Rc(Frame(RTSCTS_MSG, [](rtscts_frame& f) { f.dst_inc = 0; })), RTSCTS_FRAME_OK);
+  // The frame codec does not look inside the Portals header.
+  EXPECT_EQ(Rc(rtscts::Build(Full(RTSCTS_MSG), Bytes(96, 0xee))), RTSCTS_FRAME_OK);
+  rtscts_frame big = Full(RTSCTS_MSG);
+  EXPECT_EQ(Rc(rtscts::Build(big, PtlPut(), Bytes(RTSCTS_MAX_FRAME - 160, 1))), RTSCTS_FRAME_OK)
+      << "a 65535-byte frame";
+}
+
+// ---------------------------------------------------------------- checksum
+
+TEST(FrameCrc, CoversCsumLenBytesWithTheCrcFieldAsZero) {
+  for (uint8_t type : kTypes) {
+    Bytes b = Frame(type);
+    Bytes zeroed = b;
+    std::fill_n(zeroed.begin() + 8, 4, 0);
+    EXPECT_EQ(rtscts_frame_crc(b.data(), uint16_t(b.size()), crc32c), rtscts::Crc32c(zeroed))
+        << Name(type);
+    EXPECT_EQ(Le32(b, 8), rtscts::Crc32c(zeroed)) << Name(type) << ": Seal stores it";
+    rtscts_frame f;
+    ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+    EXPECT_EQ(f.crc, rtscts::Crc32c(zeroed));
+  }
+}
+
+TEST(FrameCrc, TheStoredCrcDoesNotChangeTheChecksum) {
+  Bytes b = Frame(RTSCTS_MSG);
+  uint32_t want = rtscts_frame_crc(b.data(), uint16_t(b.size()), crc32c);
+  for (uint32_t v : {0u, 1u, 0xdeadbeefu, ~0u}) {
+    rtscts_frame_set_crc(b.data(), v);
+    EXPECT_EQ(Le32(b, 8), v) << "rtscts_frame_set_crc stores LE at offset 8";
+    EXPECT_EQ(rtscts_frame_crc(b.data(), uint16_t(b.size()), crc32c), want);
+  }
+}
+
+TEST(FrameCrc, BytesPastCsumLenAreNotCovered) {
+  Bytes b = Frame(RTSCTS_DATA);
+  uint16_t hdr = rtscts_hdr_len(RTSCTS_DATA);
+  rtscts::Put16(b, 6, hdr);
+  rtscts::Seal(b);
+  rtscts_frame f;
+  ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+  b.back() ^= 0xff;
+  b[hdr] ^= 0xff;
+  EXPECT_TRUE(rtscts::CrcOk(b, f));
+  b[hdr - 1] ^= 0x01;
+  EXPECT_FALSE(rtscts::CrcOk(b, f));
+}
+
+TEST(FrameCrc, EverySingleBitErrorIsDetected) {
+  for (uint8_t type : {RTSCTS_ACK, RTSCTS_MSG}) {
+    Bytes b = Frame(type);
+    rtscts_frame f;
+    ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+    for (size_t i = 0; i < b.size(); i++) {
+      if (i >= 8 && i < 12) continue;  // the crc field itself
+      for (int bit = 0; bit < 8; bit++) {
+        Bytes c = b;
+        c[i] ^= uint8_t(1 << bit);
+        ASSERT_NE(rtscts_frame_crc(c.data(), uint16_t(c.size()), crc32c), f.crc)
+            << Name(type) << " byte " << i << " bit " << bit;
+      }
+    }
+  }
+}
+
+// Checking the checksum is the caller's: a bad one decodes.
+TEST(FrameCrc, DecodeLeavesTheChecksumToTheCaller) {
+  Bytes b = Frame(RTSCTS_MSG);
+  b[8] ^= 1;
+  rtscts_frame f;
+  ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+  EXPECT_FALSE(rtscts::CrcOk(b, f));
+}
+
+// ---------------------------------------------------------------- serial numbers
+
+TEST(Serial, OrdersNearbySequences) {
+  EXPECT_TRUE(rtscts_seq_before(1, 2));
+  EXPECT_FALSE(rtscts_seq_before(2, 1));
+  EXPECT_FALSE(rtscts_seq_before(5, 5));
+  EXPECT_FALSE(rtscts_seq_after(5, 5));
+  EXPECT_TRUE(rtscts_seq_after(2, 1));
+  EXPECT_FALSE(rtscts_seq_after(1, 2));
+}
+
+TEST(Serial, WrapsAroundZero) {
+  EXPECT_TRUE(rtscts_seq_before(0xffffffffu, 0));
+  EXPECT_TRUE(rtscts_seq_after(0, 0xffffffffu));
+  EXPECT_TRUE(rtscts_seq_before(0xfffffff0u, 0x10));
+  EXPECT_TRUE(rtscts_seq_after(0x10, 0xfffffff0u));
+  EXPECT_FALSE(rtscts_seq_before(0x10, 0xfffffff0u));
+}
+
+TEST(Serial, HalfTheSpaceIsTheHorizon) {
+  // 2^31 - 1 ahead is still after; anything further looks behind.
+  EXPECT_TRUE(rtscts_seq_after(0x7fffffffu, 0));
+  EXPECT_TRUE(rtscts_seq_before(0, 0x7fffffffu));
+  EXPECT_TRUE(rtscts_seq_before(0x80000001u, 0));
+  EXPECT_TRUE(rtscts_seq_after(0, 0x80000001u));
+  for (uint32_t base : {0u, 1u, 0x7fffffffu, 0x80000000u, 0xfffffffeu})
+    for (uint32_t d : {1u, 2u, 1000u, 0x7ffffffeu, 0x7fffffffu}) {
+      EXPECT_TRUE(rtscts_seq_before(base, base + d)) << base << " + " << d;
+      EXPECT_TRUE(rtscts_seq_after(base + d, base)) << base << " + " << d;
+      EXPECT_FALSE(rtscts_seq_after(base, base + d)) << base << " + " << d;
+    }
+}
+
+// RFC 1982 leaves two numbers exactly 2^31 apart unordered. The codec
+// answers "before" both ways (and so "after" both ways); the transport
+// must keep its windows far below 2^31 so it never asks.
+TEST(Serial, ExactlyHalfTheSpaceApartIsUnordered) {
+  EXPECT_TRUE(rtscts_seq_before(0, 0x80000000u));
+  EXPECT_TRUE(rtscts_seq_before(0x80000000u, 0));
+  EXPECT_TRUE(rtscts_seq_after(0, 0x80000000u));
+  EXPECT_TRUE(rtscts_seq_after(0x80000000u, 0));
+}
+
+}  // namespace

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Raw Ethernet frames through an AF_PACKET socket (SOCK_RAW: the caller
+// writes the Ethernet header), bound to one interface and one ethertype.
+// Needs CAP_NET_RAW.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptl_inject {
+
+using Mac = std::array<uint8_t, 6>;
+using Bytes = std::vector<uint8_t>;
+
+inline constexpr size_t kEthHeader = 14;
+inline constexpr Mac kBroadcast = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+// "02:50:0a:00:01:00" (also with '-'); nullopt if it is not six hex octets.
+std::optional<Mac> ParseMac(std::string_view s);
+std::string FormatMac(const Mac& m);
+
+// dst, src, ethertype (big-endian, as on the wire), payload.
+Bytes EthernetFrame(const Mac& dst, const Mac& src, uint16_t ethertype,
+                    std::span<const uint8_t> payload);
+
+struct Received {
+  Mac dst{}, src{};
+  Bytes payload;  // after the Ethernet header
+};
+
+class PacketSocket {
+ public:
+  // Opens and binds; throws std::system_error naming what failed.
+  PacketSocket(const std::string& ifname, uint16_t ethertype);
+  ~PacketSocket();
+  PacketSocket(const PacketSocket&) = delete;
+  PacketSocket& operator=(const PacketSocket&) = delete;
+
+  const Mac& mac() const { return mac_; }
+  unsigned mtu() const { return mtu_; }
+
+  // Sends one frame, Ethernet header included: 0, or the errno.
+  int Send(std::span<const uint8_t> frame);
+
+  // Receives frames addressed to any MAC (the interface turns promiscuous
+  // while the socket lives): fake nodes have MACs of their own.
+  void Promiscuous();
+
+  // The next incoming frame of the ethertype within timeout_ms (frames this
+  // host sends are skipped); nullopt on timeout.
+  std::optional<Received> Receive(int timeout_ms);
+
+ private:
+  int fd_ = -1;
+  int ifindex_ = 0;
+  unsigned mtu_ = 0;
+  Mac mac_{};
+};
+
+}  // namespace ptl_inject

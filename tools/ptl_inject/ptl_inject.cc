@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// ptl_inject: sends raw frames of the RTS/CTS transport (ptl_rtscts.ko) built
+// with the transport's own codec, to test a receiver from the outside:
+//
+//   hostile  a catalogue of malformed and semantically wrong frames
+//            (hostile.cc), counted by kind;
+//   flood    many frames as fast as the socket takes them;
+//   peers    one valid MSG from each of many fake nodes (peers.cc), to
+//            measure what the receiver keeps per peer, counting the ACKs;
+//   list     the catalogue, without sending.
+//
+// Output: a few lines of text, or one JSON object with -j. See
+// Documentation/ptl_inject.md.
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "hostile.h"
+#include "options.h"
+#include "packet_socket.h"
+#include "peers.h"
+
+namespace ptl_inject {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Quote(std::string_view s) {
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      r += '\\';
+      r += c;
+    } else if (uint8_t(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      r += buf;
+    } else {
+      r += c;
+    }
+  }
+  return r + "\"";
+}
+
+// One JSON object, members in the order added.
+class Json {
+ public:
+  Json& Num(std::string_view k, uint64_t v) { return Raw(k, std::to_string(v)); }
+  Json& Real(std::string_view k, double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.3f", v);
+    return Raw(k, buf);
+  }
+  Json& Str(std::string_view k, std::string_view v) { return Raw(k, Quote(v)); }
+  Json& Raw(std::string_view k, std::string_view v) {
+    body_ += (body_.empty() ? "" : ",") + Quote(k) + ":" + std::string(v);
+    return *this;
+  }
+  std::string str() const { return "{" + body_ + "}"; }
+
+ private:
+  std::string body_;
+};
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+// The socket plus what went through it.
+class Sender {
+ public:
+  explicit Sender(const Options& o)
+      : o_(o), sock_(o.iface, o.ethertype), src_(o.src_mac.value_or(sock_.mac())) {}
+
+  PacketSocket& socket() { return sock_; }
+
+  // Sends `frame` after an Ethernet header (from `src`, default the
+  // interface's or --src-mac); false if the kernel refused it.
+  bool Send(std::span<const uint8_t> frame, const Mac* src = nullptr) {
+    Bytes eth = EthernetFrame(o_.dst_mac, src ? *src : src_, o_.ethertype, frame);
+    int err = sock_.Send(eth);
+    if (err) {
+      if (!errors_)
+        std::fprintf(stderr, "ptl_inject: send on %s: %s (%zu bytes, MTU %u)\n", o_.iface.c_str(),
+                     std::strerror(err), eth.size(), sock_.mtu());
+      errors_++;
+    } else {
+      frames_++;
+      bytes_ += eth.size();
+    }
+    if (o_.gap_us) {
+      timespec ts{time_t(o_.gap_us / 1000000), long(o_.gap_us % 1000000) * 1000};
+      nanosleep(&ts, nullptr);
+    }
+    return !err;
+  }
+
+  uint64_t frames() const { return frames_; }
+  uint64_t bytes() const { return bytes_; }
+  uint64_t errors() const { return errors_; }
+
+  void Report(Json& j) const {
+    j.Str("iface", o_.iface)
+        .Num("frames", frames_)
+        .Num("bytes", bytes_)
+        .Num("send_errors", errors_);
+  }
+
+ private:
+  const Options& o_;
+  PacketSocket sock_;
+  Mac src_;
+  uint64_t frames_ = 0, bytes_ = 0, errors_ = 0;
+};
+
+std::string ExpectName(int expect) {
+  return expect == kAnyRefusal ? "refused" : std::string(rtscts::ErrName(expect));
+}
+
+std::vector<HostileFrame> Catalogue(const Options& o) {
+  std::vector<HostileFrame> cat = HostileCatalogue(o.hostile);
+  auto kinds = HostileKinds(cat);
+  for (const auto& k : o.kinds)
+    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end())
+      throw UsageError("--kind: no kind '" + k + "' (see ptl_inject list --dst-nid N)");
+  if (o.kinds.empty()) return cat;
+  std::vector<HostileFrame> only;
+  for (auto& f : cat)
+    if (std::find(o.kinds.begin(), o.kinds.end(), f.kind) != o.kinds.end())
+      only.push_back(std::move(f));
+  return only;
+}
+
+int List(const Options& o) {
+  auto cat = Catalogue(o);
+  if (o.json) {
+    std::string arr;
+    for (const auto& f : cat) {
+      Json j;
+      j.Str("name", f.name).Str("kind", f.kind).Num("bytes", f.frame.size());
+      j.Str("codec", ExpectName(f.expect)).Str("flaw", FlawName(f.flaw));
+      if (f.flaw == Flaw::kBadPtlHeader) j.Str("ptl_codec", rtscts::PtlErrName(f.ptl_expect));
+      j.Str("why", f.why);
+      arr += (arr.empty() ? "" : ",") + j.str();
+    }
+    std::printf("{\"frames\":[%s]}\n", arr.c_str());
+    return 0;
+  }
+  std::printf("%-34s %5s  %-9s %-17s %s\n", "name", "bytes", "codec", "flaw", "why");
+  for (const auto& f : cat)
+    std::printf("%-34s %5zu  %-9s %-17s %s\n", f.name.c_str(), f.frame.size(),
+                ExpectName(f.expect).c_str(), std::string(FlawName(f.flaw)).c_str(), f.why.c_str());
+  return 0;
+}
+
+// The counter of `key` in an ordered tally, added at the end if new.
+uint64_t& Tally(std::vector<std::pair<std::string, uint64_t>>& tally, const std::string& key) {
+  for (auto& [k, n] : tally)
+    if (k == key) return n;
+  return tally.emplace_back(key, 0).second;
+}
+
+int Hostile(const Options& o) {
+  auto cat = Catalogue(o);
+  Sender tx(o);
+  auto t0 = Clock::now();
+  std::vector<std::pair<std::string, uint64_t>> by_kind;
+  uint64_t refused = 0, accepted = 0;
+  for (uint32_t r = 0; r < o.repeat; r++)
+    for (const auto& f : cat) {
+      if (o.verbose && !o.json)
+        std::printf("%-34s %5zu bytes  codec %-9s %s\n", f.name.c_str(), f.frame.size(),
+                    ExpectName(f.expect).c_str(), f.why.c_str());
+      if (!tx.Send(f.frame)) continue;
+      Tally(by_kind, f.kind)++;
+      (f.expect == RTSCTS_FRAME_OK ? accepted : refused)++;
+    }
+  double secs = Seconds(t0);
+  if (o.json) {
+    Json kinds;
+    for (const auto& [k, n] : by_kind) kinds.Num(k, n);
+    Json j;
+    j.Str("mode", "hostile");
+    tx.Report(j);
+    j.Num("refused_by_codec", refused).Num("accepted_but_wrong", accepted);
+    j.Raw("kinds", kinds.str()).Real("seconds", secs);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("hostile: sent %llu frames (%llu bytes) to %s on %s in %.3f s, %llu send errors\n",
+                (unsigned long long)tx.frames(), (unsigned long long)tx.bytes(),
+                FormatMac(o.dst_mac).c_str(), o.iface.c_str(), secs,
+                (unsigned long long)tx.errors());
+    std::printf("  refused by the frame codec: %llu; accepted but wrong: %llu\n",
+                (unsigned long long)refused, (unsigned long long)accepted);
+    for (const auto& [k, n] : by_kind)
+      std::printf("  %-20s %llu\n", k.c_str(), (unsigned long long)n);
+  }
+  return tx.errors() ? 1 : 0;
+}
+
+int Flood(const Options& o) {
+  std::vector<HostileFrame> cat;
+  if (o.flood == FloodWhat::kCatalogue) cat = Catalogue(o);
+  if (o.flood == FloodWhat::kCatalogue && cat.empty()) throw UsageError("an empty catalogue");
+  Sender tx(o);
+  uint64_t rng = o.hostile.seed;
+  rtscts::Node src{o.hostile.src_nid, o.hostile.src_inc, o.hostile.stream};
+  uint64_t span = 0xfffffffeULL - o.peers.first_nid + 1;
+  Bytes ptl = rtscts::EncodePtl(rtscts::PutHeader(
+      {src.nid, 1}, {o.hostile.dst_nid, o.hostile.dst_pid}, o.hostile.portal, 0, 16));
+  auto t0 = Clock::now();
+  for (uint64_t i = 0; i < o.count; i++) {
+    switch (o.flood) {
+      case FloodWhat::kRandom:
+        tx.Send(RandomFrame(rng, 300));
+        break;
+      case FloodWhat::kCatalogue:
+        tx.Send(cat[i % cat.size()].frame);
+        break;
+      case FloodWhat::kMsg: {
+        rtscts_frame f = rtscts::Header(RTSCTS_MSG, src, o.hostile.dst_nid);
+        f.dst_inc = o.hostile.dst_inc;
+        f.seq = uint32_t(i);
+        f.msg_id = uint32_t(i + 1);
+        if (i == 0) f.flags = RTSCTS_F_SYN;
+        tx.Send(rtscts::Build(f, ptl, rtscts::Pattern(16, uint8_t(i))));
+        break;
+      }
+      case FloodWhat::kSyn: {
+        FakePeer peer = PeerAt(o.peers, uint32_t(i % span));
+        tx.Send(PeerMsg(o.peers, peer), o.own_mac ? nullptr : &peer.mac);
+        break;
+      }
+    }
+  }
+  double secs = Seconds(t0);
+  const char* what[] = {"random", "catalogue", "msg", "syn"};
+  if (o.json) {
+    Json j;
+    j.Str("mode", "flood").Str("what", what[int(o.flood)]);
+    tx.Report(j);
+    j.Real("seconds", secs).Real("frames_per_second", secs > 0 ? double(tx.frames()) / secs : 0);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf(
+        "flood (%s): sent %llu frames (%llu bytes) on %s in %.3f s (%.0f frames/s), %llu "
+        "send errors\n",
+        what[int(o.flood)], (unsigned long long)tx.frames(), (unsigned long long)tx.bytes(),
+        o.iface.c_str(), secs, secs > 0 ? double(tx.frames()) / secs : 0.0,
+        (unsigned long long)tx.errors());
+  }
+  return tx.errors() ? 1 : 0;
+}
+
+struct PeerTally {
+  std::vector<uint8_t> acked, reset;
+  uint64_t n_acked = 0, n_reset = 0, other = 0, bad = 0, not_ours = 0;
+
+  explicit PeerTally(uint32_t n) : acked(n), reset(n) {}
+
+  void Take(const PeersParams& p, const Received& rx) {
+    Reply r = ClassifyReply(p, rx.payload);
+    switch (r.kind) {
+      case ReplyKind::kAck:
+        if (!acked[r.peer]) n_acked++;
+        acked[r.peer] = 1;
+        break;
+      case ReplyKind::kReset:
+        if (!reset[r.peer]) n_reset++;
+        reset[r.peer] = 1;
+        break;
+      case ReplyKind::kOther:
+        other++;
+        break;
+      case ReplyKind::kBadFrame:
+        bad++;
+        break;
+      case ReplyKind::kNotForUs:
+        not_ours++;
+        break;
+    }
+  }
+};
+
+int Peers(const Options& o) {
+  const PeersParams& p = o.peers;
+  Sender tx(o);
+  if (o.listen && !o.own_mac) {
+    try {
+      tx.socket().Promiscuous();
+    } catch (const std::system_error& e) {
+      std::fprintf(stderr, "ptl_inject: %s: ACKs to the fake MACs may be missed\n", e.what());
+    }
+  }
+  PeerTally tally(p.count);
+  auto drain = [&](int timeout_ms) {
+    while (auto rx = tx.socket().Receive(timeout_ms)) {
+      tally.Take(p, *rx);
+      if (timeout_ms && tally.n_acked == p.count) break;
+    }
+  };
+  auto t0 = Clock::now();
+  uint32_t rounds = 0;
+  uint64_t sent = 0;
+  for (uint32_t round = 0; round < (o.listen ? 1 + o.retries : 1); round++) {
+    if (tally.n_acked == p.count) break;
+    rounds++;
+    for (uint32_t i = 0; i < p.count; i++) {
+      if (tally.acked[i]) continue;
+      FakePeer peer = PeerAt(p, i);
+      if (tx.Send(PeerMsg(p, peer), o.own_mac ? nullptr : &peer.mac)) sent++;
+      if (o.listen) drain(0);  // keep the socket's queue short
+    }
+    if (o.listen) {
+      auto deadline = Clock::now() + std::chrono::milliseconds(o.wait_ms);
+      while (tally.n_acked < p.count && Clock::now() < deadline) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        auto rx = tx.socket().Receive(int(left.count()));
+        if (!rx) break;
+        tally.Take(p, *rx);
+      }
+    }
+    if (o.verbose && !o.json)
+      std::printf("round %u: %llu of %u nodes acknowledged\n", round + 1,
+                  (unsigned long long)tally.n_acked, p.count);
+  }
+  double secs = Seconds(t0);
+  if (o.json) {
+    Json j;
+    j.Str("mode", "peers");
+    tx.Report(j);
+    j.Num("peers", p.count).Str("first_nid", FormatNid(p.first_nid));
+    j.Str("target", FormatNid(p.target.nid) + ":" + std::to_string(p.target.pid));
+    j.Num("msgs_sent", sent).Num("rounds", rounds).Str("listened", o.listen ? "yes" : "no");
+    j.Num("acked", tally.n_acked).Num("reset", tally.n_reset).Num("other_frames", tally.other);
+    j.Num("bad_frames", tally.bad).Num("not_for_us", tally.not_ours).Real("seconds", secs);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("peers: %u fake nodes %s..%s sent %llu MSGs to %s:%u in %u round(s), %.3f s\n",
+                p.count, FormatNid(p.first_nid).c_str(),
+                FormatNid(p.first_nid + p.count - 1).c_str(), (unsigned long long)sent,
+                FormatNid(p.target.nid).c_str(), p.target.pid, rounds, secs);
+    if (o.listen)
+      std::printf(
+          "  acknowledged: %llu of %u; reset: %llu; other frames to them: %llu; bad "
+          "frames: %llu\n",
+          (unsigned long long)tally.n_acked, p.count, (unsigned long long)tally.n_reset,
+          (unsigned long long)tally.other, (unsigned long long)tally.bad);
+  }
+  return tx.errors() ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace ptl_inject
+
+int main(int argc, char** argv) {
+  using namespace ptl_inject;
+  Options o;
+  try {
+    o = ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc));
+    switch (o.mode) {
+      case Mode::kHelp:
+        std::fputs(Usage().c_str(), stdout);
+        return 0;
+      case Mode::kList:
+        return List(o);
+      case Mode::kHostile:
+        return Hostile(o);
+      case Mode::kFlood:
+        return Flood(o);
+      case Mode::kPeers:
+        return Peers(o);
+    }
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "ptl_inject: %s\n(ptl_inject --help for usage)\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptl_inject: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
