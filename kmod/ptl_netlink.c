@@ -26,6 +26,14 @@
 #include "core/ptl_core.h"
 #include "ptl_internal.h"
 
+/*
+ * NLA_POLICY_MAX holds an s16: pids up to 65534 need a full range (not
+ * const: 6.1's policy member is a plain pointer).
+ */
+static struct netlink_range_validation ptl_pid_range = {
+	.max = PTL_PID_MAX,
+};
+
 static const struct nla_policy ptl_policy[PTL_A_MAX + 1] = {
 	[PTL_A_IFACE] = NLA_POLICY_MAX(NLA_U32, PTL_MAX_INTERFACES - 1),
 	[PTL_A_NID] = { .type = NLA_U32 },
@@ -35,8 +43,8 @@ static const struct nla_policy ptl_policy[PTL_A_MAX + 1] = {
 	[PTL_A_EAGER_MAX] = { .type = NLA_U32 },
 	[PTL_A_ETHERTYPE] = NLA_POLICY_MIN(NLA_U16, ETH_P_802_3_MIN),
 	[PTL_A_PEER_LLADDR] = { .type = NLA_BINARY, .len = MAX_ADDR_LEN },
-	[PTL_A_PID] = NLA_POLICY_MAX(NLA_U32, PTL_PID_MAX),
-	[PTL_A_PID_LAST] = NLA_POLICY_MAX(NLA_U32, PTL_PID_MAX),
+	[PTL_A_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &ptl_pid_range),
+	[PTL_A_PID_LAST] = NLA_POLICY_FULL_RANGE(NLA_U32, &ptl_pid_range),
 	[PTL_A_UID] = { .type = NLA_U32 },
 };
 

@@ -12,8 +12,11 @@
  * Send: frames are skbs whose linear part holds the headers (and small
  * payloads, copied); larger payloads are the sender's pinned pages,
  * attached as fragments (ptl_msg_frags): no copy on the sending host. The
- * checksum covers the linear part (csum_len). Frames are built under the
- * peer lock and sent after it is dropped (rtscts_xmit).
+ * CRC covers the linear part (csum_len), the Internet checksum pcsum the
+ * fragments: a checksum pass over the pages, as TCP does without offload,
+ * because a corrupting link (or netem, which linearises a cloned skb before
+ * flipping a bit in it) can hit payload bytes too. Frames are built under
+ * the peer lock and sent after it is dropped (rtscts_xmit).
  *
  * Addressing: peers are found by nid. Unless ptlctl gave a static
  * link-layer address, a peer's address is learnt from the frames it sends,
@@ -24,6 +27,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/crc32.h>
+#include <net/checksum.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/slab.h>
@@ -42,6 +46,12 @@ u32 rtscts_mtu(const struct rtscts_if *rif)
 u32 rtscts_crc32c(u32 seed, const u8 *p, size_t n)
 {
 	return __crc32c_le(seed, p, n);
+}
+
+/* pcsum: the folded Internet checksum of the bytes the CRC does not cover. */
+static u16 rtscts_pcsum(const struct sk_buff *skb, u16 from, u16 to)
+{
+	return (__force u16)csum_fold(skb_checksum(skb, from, to - from, 0));
 }
 
 /* ---- sending ---- */
@@ -76,6 +86,8 @@ void rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,
 
 	f->frame_len = skb->len;
 	f->csum_len = skb_headlen(skb);
+	f->pcsum = f->csum_len < f->frame_len ?
+		   rtscts_pcsum(skb, f->csum_len, f->frame_len) : 0;
 	f->src_nid = ptl_binding_nid(rif->b);
 	f->dst_nid = peer->nid;
 	f->src_inc = rif->incarnation;
@@ -166,6 +178,9 @@ static int rtscts_check(struct rtscts_if *rif, struct sk_buff *skb,
 	if (pskb_trim(skb, f->frame_len) || !pskb_may_pull(skb, f->csum_len))
 		return RTSCTS_FRAME_ELENGTH;
 	if (rtscts_frame_crc(skb->data, f->csum_len, rtscts_crc32c) != f->crc)
+		return RTSCTS_FRAME_EFIELD;
+	if (f->csum_len < f->frame_len &&
+	    rtscts_pcsum(skb, f->csum_len, f->frame_len) != f->pcsum)
 		return RTSCTS_FRAME_EFIELD;
 	if (f->dst_nid != ptl_binding_nid(rif->b) ||
 	    f->src_nid == f->dst_nid)

@@ -23,7 +23,7 @@ enum {
 	F_ACK_STREAM = 36,
 	F_ACK = 40,
 	F_WINDOW = 44,
-	F_RESERVED = 46,
+	F_PCSUM = 46,
 	F_SACK = 48,
 	/* type headers, at RTSCTS_HDR_LEN */
 	T_MSG_ID = 56,
@@ -73,6 +73,7 @@ static void decode_common(const u8 *b, struct rtscts_frame *f)
 	f->ack_stream = get_le32(b + F_ACK_STREAM);
 	f->ack = get_le32(b + F_ACK);
 	f->window = get_le16(b + F_WINDOW);
+	f->pcsum = get_le16(b + F_PCSUM);
 	f->sack = get_le64(b + F_SACK);
 }
 
@@ -157,11 +158,12 @@ int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
 		return RTSCTS_FRAME_ETYPE;
 	if (f->flags & ~RTSCTS_F_ALL)
 		return RTSCTS_FRAME_EFLAGS;
-	if (get_le16(buf + F_RESERVED))
-		return RTSCTS_FRAME_ERESERVED;
 	if (f->frame_len < f->hdr_len || f->frame_len > wire_len ||
 	    f->csum_len < f->hdr_len || f->csum_len > f->frame_len)
 		return RTSCTS_FRAME_ELENGTH;
+	/* Nothing beyond the crc: nothing for pcsum to cover. */
+	if (f->csum_len == f->frame_len && f->pcsum)
+		return RTSCTS_FRAME_ERESERVED;
 	if (avail < f->hdr_len)
 		return RTSCTS_FRAME_ESHORT;
 	if (!decode_type(buf, f))
@@ -192,6 +194,7 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 	put_le32(b + F_ACK_STREAM, f->ack_stream);
 	put_le32(b + F_ACK, f->ack);
 	put_le16(b + F_WINDOW, f->window);
+	put_le16(b + F_PCSUM, f->pcsum);
 	put_le64(b + F_SACK, f->sack);
 	switch (f->type) {
 	case RTSCTS_MSG:

@@ -31,7 +31,9 @@
  *                        0 if none
  *    40   4  ack         next sequence expected in ack_stream (cumulative)
  *    44   2  window      frames the sender of this frame accepts beyond ack
- *    46   2  reserved    0
+ *    46   2  pcsum       Internet checksum (RFC 1071, csum_fold) of the
+ *                        bytes [csum_len, frame_len) the crc does not
+ *                        cover (payload sent from pages); 0 if none
  *    48   8  sack        bit i set: sequence ack + 1 + i has arrived
  *
  * Type headers follow at offset 56:
@@ -101,6 +103,7 @@ struct rtscts_frame {
 	u32 ack_stream;
 	u32 ack;
 	u16 window;
+	u16 pcsum;
 	u64 sack;
 	/* type header */
 	u32 msg_id;		/* MSG, RTS, CTS, DATA */

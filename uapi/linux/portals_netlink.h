@@ -14,7 +14,9 @@
  * meanwhile is flagged NLM_F_DUMP_INTR, as usual.
  *
  * PTL_CMD_GET_IFACE (do with PTL_A_IFACE, or dump): one message per
- *   Portals interface (0 .. PTL_MAX_INTERFACES - 1) of the namespace:
+ *   configured Portals interface of the namespace (interface 0 always;
+ *   interfaces 1 .. PTL_MAX_INTERFACES - 1 once they have been given a
+ *   nid or bound; do on another answers ENODEV):
  *     PTL_A_IFACE        u32   index; PtlNIInit's iface is
  *                              PTL_NALTYPE_LINUX0 + index
  *     PTL_A_NID          u32   this node's nid on it
@@ -29,13 +31,18 @@
  *     PTL_A_PEERS        u32   peers the transport keeps state for
  *     PTL_A_STATS        nest  interface counters (enum ptl_stat)
  *
- * PTL_CMD_SET_IFACE (admin): binds interface PTL_A_IFACE to the network
- *   device PTL_A_IFNAME or PTL_A_IFINDEX through transport PTL_A_TRANSPORT
- *   (default "rtscts"), or changes the settings of a bound one. PTL_A_NID
- *   sets the nid; without it the nid is the device's first IPv4 address
- *   (host order), which lets peers find each other through ARP with no
- *   configuration. The nid cannot change while NIs are open (EBUSY).
- *   Optional: PTL_A_EAGER_MAX, PTL_A_ETHERTYPE (default 0x88B5).
+ * PTL_CMD_SET_IFACE (admin): on an unbound interface, with a device
+ *   (PTL_A_IFNAME or PTL_A_IFINDEX), binds it through transport
+ *   PTL_A_TRANSPORT (default "rtscts"); PTL_A_NID sets the nid, without it
+ *   the nid is the device's first IPv4 address (host order), which lets
+ *   peers find each other through ARP with no configuration; optional
+ *   PTL_A_EAGER_MAX and PTL_A_ETHERTYPE (default 0x88B5). Without a
+ *   device, PTL_A_NID alone sets the nid of an unbound interface (for
+ *   intra-node use; this configures interfaces 1..7). On a bound
+ *   interface it changes settings: PTL_A_EAGER_MAX only; another device,
+ *   another nid or another ethertype need an unbind first (EBUSY),
+ *   PTL_A_TRANSPORT is ignored. A nid cannot change while NIs are open on
+ *   the interface (EBUSY); nids 0 and 0xffffffff are invalid.
  *
  * PTL_CMD_DEL_IFACE (admin): unbinds PTL_A_IFACE. Operations in flight on
  *   it end with failure events (ni_fail_type PTL_NI_FAIL); the interface
@@ -51,9 +58,10 @@
  *     PTL_A_PEER_STATS (nest of enum ptl_stat).
  *
  * PTL_CMD_NEW_PEER (admin): a static link-layer address for a nid:
- *   PTL_A_IFACE, PTL_A_NID, PTL_A_PEER_LLADDR. Static peers are never
- *   resolved nor reclaimed. PTL_CMD_DEL_PEER (admin): PTL_A_IFACE,
- *   PTL_A_NID: forget the peer (operations in flight to it fail).
+ *   PTL_A_IFACE, PTL_A_NID, PTL_A_PEER_LLADDR (it replaces what was known
+ *   of that peer's address). Static peers are never resolved nor
+ *   reclaimed. PTL_CMD_DEL_PEER (admin): PTL_A_IFACE, PTL_A_NID: forget
+ *   the peer (operations in flight to it fail).
  *
  * PTL_CMD_GET_NI (dump): one message per NI of the namespace: PTL_A_IFACE,
  *   PTL_A_NID, PTL_A_PID (Portals pid), PTL_A_UID, PTL_A_JID,
@@ -61,15 +69,17 @@
  *   caller's pid namespace; 0 if it has exited or is not visible there),
  *   PTL_A_COMM (string), PTL_A_STATS (nest: PTL_STAT_NI_*).
  *
- * PTL_CMD_GET_STATS (do): PTL_A_STATS with the counters of the namespace
- *   and of the module (PTL_STAT_*).
+ * PTL_CMD_GET_STATS (do): PTL_A_STATS with the counters of the module,
+ *   all namespaces together (PTL_STAT_OPEN_FILES .. PTL_STAT_CORE_OBJECTS).
  *
  * PTL_CMD_NEW_PIDRES (admin): reserves the Portals pids PTL_A_PID ..
  *   PTL_A_PID_LAST (default PTL_A_PID) of interface PTL_A_IFACE for the uid
- *   PTL_A_UID: only processes of that uid (or with CAP_NET_ADMIN) may claim
- *   them. Ranges may not overlap (EEXIST). PTL_CMD_DEL_PIDRES (admin):
- *   PTL_A_IFACE, PTL_A_PID (first pid of the range). PTL_CMD_GET_PIDRES
- *   (dump): PTL_A_IFACE, PTL_A_PID, PTL_A_PID_LAST, PTL_A_UID.
+ *   PTL_A_UID (in the requester's user namespace): only processes of that
+ *   uid (or with CAP_NET_ADMIN) may claim them; pids below 64 stay
+ *   CAP_NET_ADMIN's whatever the reservation says. Ranges may not overlap
+ *   (EEXIST). PTL_CMD_DEL_PIDRES (admin): PTL_A_IFACE, PTL_A_PID (first pid
+ *   of the range). PTL_CMD_GET_PIDRES (dump, of every interface):
+ *   PTL_A_IFACE, PTL_A_PID, PTL_A_PID_LAST, PTL_A_UID.
  *
  * Multicast group PTL_GENL_MCGRP_EVENTS: PTL_CMD_PEER_EVENT messages with
  *   PTL_A_IFACE, PTL_A_NID (the peer), PTL_A_EVENT (u8 enum ptl_event),
@@ -77,6 +87,8 @@
  */
 #ifndef _UAPI_LINUX_PORTALS_NETLINK_H
 #define _UAPI_LINUX_PORTALS_NETLINK_H
+
+#include <linux/portals.h>	/* PTL_MAX_INTERFACES, PTL_PID_MAX */
 
 #define PTL_GENL_NAME		"portals"
 #define PTL_GENL_VERSION	1
@@ -150,7 +162,8 @@ enum ptl_iface_state {
 
 enum ptl_peer_state {
 	PTL_PEER_RESOLVING,		/* waiting for its link-layer address */
-	PTL_PEER_UP,			/* exchanging frames */
+	PTL_PEER_UP,			/* its address known (heard from, resolved
+					 * or static), not timed out */
 	PTL_PEER_UNREACHABLE,		/* timed out; operations to it failed */
 };
 

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Two Portals nodes and a peer that goes away mid-transfer: operations
+ * in flight end with failure events within the documented time, never
+ * hang, and nothing stays behind (pinned pages, MDs, NIs, peer state).
+ *
+ * Topology (selftests/run-net-tests.sh builds it; the test enters the
+ * namespaces by path):
+ *
+ *      ns a (PTL_NETNS_A)                 ns b (PTL_PEER_NETNS)
+ *   initiator: this process     veth      target: a peer process
+ *      va 10.0.0.1  ---------------------  vb 10.0.0.2
+ *
+ * ptl_rtscts is loaded with peer_timeout_ms=PTL_TEST_PEER_TIMEOUT_MS (the
+ * script sets 2000) so that "the documented time" is short here.
+ *
+ * The ways a peer disappears: its link goes down (the frames are lost:
+ * the peer timeout decides), our interface is unbound under traffic, and
+ * the device itself is deleted (both fail at once).
+ */
+#include "ptl_selftest.h"
+
+#include "kselftest_harness.h"
+
+#define PT		5
+#define MSG_BYTES	(1 << 20)
+#define NMSGS		8
+
+static long peer_timeout_ms(void)
+{
+	const char *t = getenv("PTL_TEST_PEER_TIMEOUT_MS");
+
+	return t ? strtol(t, NULL, 0) : 10000;
+}
+
+/* Runs a shell command (topology changes), returning its status. */
+static int sh(const char *fmt, const char *arg)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), fmt, arg ? arg : "");
+	return system(cmd);
+}
+
+/* The target: an ME and MD that take NMSGS puts, then waits to be told. */
+static int target(struct ptl_chan *c, void *arg)
+{
+	static char buf[NMSGS * MSG_BYTES];
+	ptl_process_id_t me;
+	ptl_handle_ni_t ni;
+	ptl_handle_me_t meh;
+	ptl_handle_md_t md;
+	int done = 0;
+
+	CK_RC(PTL_OK, ptl_st_open(PTL_PID_ANY, NULL, NULL, &ni));
+	CK_RC(PTL_OK, PtlGetId(ni, &me));
+	CK_RC(PTL_OK, PtlMEAttach(ni, PT, ptl_st_any(), 0, 0, PTL_RETAIN,
+				  PTL_INS_AFTER, &meh));
+	CK_RC(PTL_OK, PtlMDAttach(meh, ptl_st_md(buf, sizeof(buf),
+						 PTL_MD_THRESH_INF,
+						 PTL_MD_OP_PUT |
+						 PTL_MD_MANAGE_REMOTE,
+						 PTL_EQ_NONE),
+				  PTL_RETAIN, &md));
+	CHAN_SEND(c, me);
+	CHAN_RECV(c, done);
+	return 0;
+}
+
+FIXTURE(fault) {
+	struct ptl_peer peer;
+	ptl_process_id_t target;
+	ptl_handle_ni_t ni;
+	ptl_handle_eq_t eq;
+	ptl_handle_md_t md;
+	char *buf;
+	long pinned, mds;
+};
+
+FIXTURE_SETUP(fault)
+{
+	if (!ptl_st_two_nodes())
+		SKIP(return, "needs two nodes (PTL_PEER_NETNS)");
+	ASSERT_EQ(0, sh("/sbin/ip -n b link set vb up && /sbin/ip link set va up", NULL));
+	self->pinned = ptl_st_counter("pinned_pages");
+	self->mds = ptl_st_counter("mds");
+	ASSERT_EQ(0, ptl_peer_start(&self->peer, target, NULL));
+	ASSERT_EQ(0, ptl_peer_recv(&self->peer, &self->target,
+				   sizeof(self->target)));
+	self->buf = malloc(MSG_BYTES);
+	ASSERT_NE(NULL, self->buf);
+	ptl_st_fill(self->buf, MSG_BYTES, 3);
+	ASSERT_EQ(PTL_OK, ptl_st_open(PTL_PID_ANY, NULL, NULL, &self->ni));
+	ASSERT_EQ(PTL_OK, PtlEQAlloc(self->ni, 256, PTL_EQ_HANDLER_NONE,
+				     &self->eq));
+	ASSERT_EQ(PTL_OK, PtlMDBind(self->ni,
+				    ptl_st_md(self->buf, MSG_BYTES,
+					      PTL_MD_THRESH_INF, 0, self->eq),
+				    PTL_RETAIN, &self->md));
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	int done = 1;
+
+	if (!ptl_st_two_nodes())
+		return;
+	ptl_peer_send(&self->peer, &done, sizeof(done));
+	ptl_peer_wait(&self->peer);
+	PtlFini();
+	free(self->buf);
+	sh("/sbin/ip link set va up; /sbin/ip -n b link set vb up", NULL);
+}
+
+/* Starts NMSGS puts of 1 MiB (RTS/CTS, many frames each). */
+static int start_puts(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(fault) *self)
+{
+	int i;
+
+	for (i = 0; i < NMSGS; i++)
+		if (PtlPutRegion(self->md, 0, MSG_BYTES, PTL_NO_ACK_REQ,
+				 self->target, PT, 0, 0,
+				 (ptl_size_t)i * MSG_BYTES, i) != PTL_OK)
+			return -1;
+	return 0;
+}
+
+/*
+ * Collects the SEND_ENDs of every put within @limit_ms; returns how many
+ * failed, or -1 if one is missing (a hang).
+ */
+static int collect_ends(FIXTURE_DATA(fault) *self, long limit_ms,
+			long *elapsed_ms)
+{
+	long long start = ptl_st_now_ms(), deadline = start + limit_ms;
+	int ends = 0, failed = 0;
+	ptl_event_t ev;
+
+	while (ends < NMSGS) {
+		long long left = deadline - ptl_st_now_ms();
+		int rc;
+
+		if (left <= 0)
+			return -1;
+		rc = ptl_st_next(self->eq, &ev, (int)left);
+		if (rc != PTL_OK)
+			continue;
+		if (ev.type != PTL_EVENT_SEND_END)
+			continue;
+		ends++;
+		if (ev.ni_fail_type != PTL_NI_OK)
+			failed++;
+	}
+	*elapsed_ms = ptl_st_now_ms() - start;
+	return failed;
+}
+
+/* Everything the operations held is released again. */
+static void expect_released(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(fault) *self)
+{
+	ASSERT_EQ(PTL_OK, PtlMDUnlink(self->md));
+	EXPECT_EQ(self->mds + 1, ptl_st_counter("mds")) /* the target's */;
+	EXPECT_GE(self->pinned + (MSG_BYTES * NMSGS) / 4096 + 1,
+		  ptl_st_counter("pinned_pages"));
+}
+
+/* The link goes down: no frame passes. The peer timeout fails them. */
+TEST_F(fault, link_down_fails_puts_within_the_peer_timeout)
+{
+	long limit = peer_timeout_ms() + 3000, elapsed = 0;
+	int failed;
+
+	ASSERT_EQ(0, start_puts(_metadata, self));
+	usleep(20000);		/* mid-transfer */
+	ASSERT_EQ(0, sh("/sbin/ip -n b link set vb down", NULL));
+	failed = collect_ends(self, limit, &elapsed);
+	TH_LOG("%d of %d puts failed after %ld ms (peer timeout %ld ms)",
+	       failed, NMSGS, elapsed, peer_timeout_ms());
+	ASSERT_LE(0, failed);		/* no hang */
+	EXPECT_LT(0, failed);
+	EXPECT_LE(elapsed, limit);
+	expect_released(_metadata, self);
+}
+
+/* ptlctl iface unbind under traffic: everything in flight fails now. */
+TEST_F(fault, unbind_under_traffic_fails_puts_at_once)
+{
+	long elapsed = 0;
+	int failed;
+
+	ASSERT_EQ(0, start_puts(_metadata, self));
+	usleep(20000);
+	ASSERT_EQ(0, sh("%s iface unbind 0", getenv("PTLCTL")));
+	failed = collect_ends(self, 2000, &elapsed);
+	ASSERT_EQ(0, sh("%s iface bind 0 dev va", getenv("PTLCTL")));
+	TH_LOG("%d of %d puts failed after %ld ms", failed, NMSGS, elapsed);
+	ASSERT_LE(0, failed);
+	EXPECT_LT(0, failed);
+	EXPECT_LT(elapsed, 1000);
+	expect_released(_metadata, self);
+}
+
+/* A get to a node that cannot be reached ends with a failed REPLY_END. */
+TEST_F(fault, get_to_an_unreachable_node_ends_with_a_failed_reply)
+{
+	long long start;
+	ptl_event_t ev;
+
+	ASSERT_EQ(0, sh("/sbin/ip -n b link set vb down", NULL));
+	start = ptl_st_now_ms();
+	ASSERT_EQ(PTL_OK, PtlGetRegion(self->md, 0, 4096, self->target, PT,
+				       0, 0, 0));
+	do {
+		ASSERT_EQ(PTL_OK, ptl_st_next(self->eq, &ev,
+					      peer_timeout_ms() + 3000));
+	} while (ev.type != PTL_EVENT_REPLY_END);
+	EXPECT_EQ(PTL_NI_FAIL, ev.ni_fail_type);
+	EXPECT_EQ(self->target.nid, ev.initiator.nid);
+	EXPECT_LE(ptl_st_now_ms() - start, peer_timeout_ms() + 3000);
+}
+
+TEST_HARNESS_MAIN
