@@ -91,7 +91,7 @@ ok=$?
 report $ok "the server counts the duplicate, the reorder, the loss and the corruption once each"
 [ $ok -eq 0 ] || show "$out/inject.json"
 has "$out/inject.err" 'put seq 50 arrived again (duplicate)' \
-	'put seq 100 arrived after a later one (reordered)' \
+	'put seq 100 was matched after a later one (reordered)' \
 	'1 of its 400 puts never arrived' 'put seq 200 (' 'corrupted'
 ok=$?
 report $ok "each fault is named with its sequence number"

@@ -52,7 +52,7 @@ const char kUsage[] =
     "  --get-bytes B      size of the buffer clients get from (default\n"
     "                     max(max-size, 64K))\n"
     "  --max-window W     largest client window accepted (default 64; the\n"
-    "                     event queue holds clients * (3 * W + 32) events)\n"
+    "                     event queue holds clients * (4 * W + 32) events)\n"
     "  --max-ring B       largest client ring accepted (default 256M)\n"
     "Client:\n"
     "  --server NID:PID   the server\n"

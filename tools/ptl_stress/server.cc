@@ -14,13 +14,16 @@
 //                     server's seed, read-only (OP_GET only)
 //   portal kPtCtrl    the control mailbox (HELLO, FIN)
 //
-// Every PUT_END is verified at once: the sender, the length announced in
-// the match bits against rlength and mlength, the CRC-32C in hdr_data
-// against the bytes, the bytes against the pattern of (seed, client, seq),
-// and the sequence number against the client's stream (SeqTracker). Then
-// the bytes are released: once half the client's window is accounted for,
-// or whenever the event queue runs empty, a credit (a zero-length put
-// carrying "every put below N is accounted for") goes back.
+// Every put is verified (StreamVerifier): its PUT_START must come in the
+// order the client sent it (Portals matches one initiator's puts in
+// order); at its PUT_END the sender, the length announced in the match
+// bits against rlength and mlength, the CRC-32C in hdr_data against the
+// bytes, the bytes against the pattern of (seed, client, seq), and that it
+// ends exactly once. Ends may come in any order (a large put's data can
+// land after a later small one's). Then the bytes are released: once half
+// the client's window is accounted for, or whenever the event queue runs
+// empty, a credit (a zero-length put carrying "every put below N has
+// ended") goes back; a put still landing holds it back.
 #include <unistd.h>
 
 #include <algorithm>
@@ -76,6 +79,7 @@ class Server {
   void SendWelcome(const Peer& p);
   void Refuse(const CtrlMsg& m, ptl_process_id_t from, uint32_t reason);
   void OnFin(Peer& p, const CtrlMsg& m);
+  void OnPutStart(Peer& p, const ptl_event_t& ev);
   void OnPut(Peer& p, const ptl_event_t& ev);
   void OnGet(const ptl_event_t& ev);
   void OnGetPut(Peer& p, const ptl_event_t& ev);
@@ -128,7 +132,9 @@ void Server::Setup() {
   Ptl("PtlGetId", PtlGetId(ni_, &self_));
   g_who = "server " + IdStr(self_);
 
-  uint64_t events = uint64_t{o_.clients} * (3 * o_.max_window + 32) + 256;
+  // Per client at most a window of PUT_START + PUT_END or GET_END, and a
+  // window of credits' SEND_ENDs (flow control bounds them).
+  uint64_t events = uint64_t{o_.clients} * (4 * o_.max_window + 32) + 256;
   rc = PtlEQAlloc(ni_, events, PTL_EQ_HANDLER_NONE, &eq_);
   if (rc == PTL_NO_SPACE)
     Die("PtlEQAlloc(%" PRIu64
@@ -190,7 +196,7 @@ int Server::Run() {
     if (rc != PTL_EQ_EMPTY) Die("PtlEQGet: %s", PtlErrorStr(rc));
     // The queue ran empty: release everything verified so far.
     for (auto& p : peers_)
-      if (!p->done && p->puts.tracker().next() > p->credited) Credit(*p);
+      if (!p->done && p->puts.Accounted() > p->credited) Credit(*p);
     CheckTimers();
     if (stop_ || done_ >= o_.clients) break;
     rc = PtlEQPoll(&eq_, 1, 100, &ev, &which);
@@ -222,7 +228,9 @@ void Server::Handle(const ptl_event_t& ev, int rc) {
   switch (PtrKind(ev)) {
     case kRing: {
       Peer* p = BySlot(PtrIndex(ev));
-      if (p && ev.type == PTL_EVENT_PUT_END)
+      if (p && ev.type == PTL_EVENT_PUT_START)
+        OnPutStart(*p, ev);
+      else if (p && ev.type == PTL_EVENT_PUT_END)
         OnPut(*p, ev);
       else
         Unexpected(p, ev, "on a receive ring");
@@ -361,8 +369,7 @@ void Server::OnHello(const CtrlMsg& m, ptl_process_id_t from) {
   Ptl("PtlMEAttach (ring)", PtlMEAttach(ni_, kPtData, from, MatchBits(Tag::kData, p->id, 0, 0),
                                         kIgnoreOpFields, PTL_UNLINK, PTL_INS_AFTER, &me));
   int rc = PtlMDAttach(me,
-                       MakeMd(p->ring.data(), p->ring.size(),
-                              PTL_MD_OP_PUT | PTL_MD_MANAGE_REMOTE | PTL_MD_EVENT_START_DISABLE,
+                       MakeMd(p->ring.data(), p->ring.size(), PTL_MD_OP_PUT | PTL_MD_MANAGE_REMOTE,
                               eq_, Tag2Ptr(kRing, p->slot)),
                        PTL_RETAIN, &md);
   if (rc != PTL_OK) {
@@ -395,6 +402,17 @@ void Server::OnHello(const CtrlMsg& m, ptl_process_id_t from) {
   peers_.push_back(std::move(p));
 }
 
+// The header matched: the order in which the client's puts are matched
+// must be the order it sent them in.
+void Server::OnPutStart(Peer& p, const ptl_event_t& ev) {
+  p.last_ns = NowNs();
+  if (ev.ni_fail_type != PTL_NI_OK || !SameId(ev.initiator, p.addr)) return;  // the END says
+  auto r = p.puts.OnStart(ev.match_bits, ev.hdr_data);
+  if (r.outcome == StreamVerifier::Outcome::kReordered)
+    Complain("client %u: %s (ring offset %" PRIu64 ")", p.id, r.detail.c_str(), ev.offset);
+}
+
+// The data is in place: verify it, count it, and release what is done.
 void Server::OnPut(Peer& p, const ptl_event_t& ev) {
   p.last_ns = NowNs();
   p.traffic.puts++;
@@ -415,7 +433,7 @@ void Server::OnPut(Peer& p, const ptl_event_t& ev) {
       p.puts.OnPut({ev.match_bits, ev.hdr_data, ev.rlength, ev.mlength, p.ring.data() + ev.offset});
   if (r.outcome != StreamVerifier::Outcome::kOk)
     Complain("client %u: %s (ring offset %" PRIu64 ")", p.id, r.detail.c_str(), ev.offset);
-  if (!p.done && p.puts.tracker().next() - p.credited >= p.credit_batch) Credit(p);
+  if (!p.done && p.puts.Accounted() >= p.credited + p.credit_batch) Credit(p);
 }
 
 void Server::OnGet(const ptl_event_t& ev) {
@@ -476,7 +494,7 @@ void Server::OnGetPut(Peer& p, const ptl_event_t& ev) {
 }
 
 void Server::Credit(Peer& p) {
-  uint64_t upto = p.puts.tracker().next();
+  uint64_t upto = p.puts.Accounted();
   int rc = PtlPut(credit_md_, PTL_NO_ACK_REQ, p.addr, kPtCredit, 0,
                   MatchBits(Tag::kCredit, p.id, 0, 0), 0, upto);
   if (rc != PTL_OK) {
@@ -512,15 +530,15 @@ Errors Server::PeerErrors(const Peer& p) const {
 void Server::TryFinalize(Peer& p, bool force) {
   if (p.done || !p.fin_seen) return;
   const Fin& f = p.fin;
-  const SeqTracker& puts = p.puts.tracker();
-  bool ready = puts.next() >= f.puts && p.traffic.gets >= f.gets && p.getputs.next() >= f.getputs;
+  const SeqTracker& puts = p.puts.completed();
+  bool ready = p.puts.Settled(f.puts) && p.traffic.gets >= f.gets && p.getputs.next() >= f.getputs;
   if (!ready && !force) return;
   if (!ready) {
     p.direct.timeouts++;
     Complain("client %u: %d ms after its FIN (%" PRIu64 " puts, %" PRIu64 " gets, %" PRIu64
              " getputs) still waiting for puts from seq %" PRIu64 ", %" PRIu64
              " gets, getputs from seq %" PRIu64,
-             p.id, o_.timeout_ms, f.puts, f.gets, f.getputs, puts.next(),
+             p.id, o_.timeout_ms, f.puts, f.gets, f.getputs, p.puts.Accounted(),
              f.gets > p.traffic.gets ? f.gets - p.traffic.gets : 0, p.getputs.next());
   }
   p.puts.Finish(f.puts);
@@ -595,14 +613,15 @@ void Server::CheckTimers() {
     if (now - p.last_ns <= limit) continue;
     // Silent without a FIN: the client hangs, or has gone.
     p.direct.timeouts++;
-    auto first_missing = p.puts.tracker().FirstMissing();
+    auto first_missing = p.puts.completed().FirstMissing();
     Complain(
         "client %u at %s: nothing for %d ms and no FIN (it hangs or has exited); so far %" PRIu64
-        " puts, %" PRIu64 " gets, %" PRIu64 " getputs; next put expected seq %" PRIu64 "%s",
+        " puts, %" PRIu64 " gets, %" PRIu64 " getputs; every put below seq %" PRIu64
+        " complete, %zu matched but not complete%s",
         p.id, IdStr(p.addr).c_str(), o_.timeout_ms, p.traffic.puts, p.traffic.gets,
-        p.traffic.getputs, p.puts.tracker().next(),
-        first_missing ? (", missing from seq " + std::to_string(*first_missing)).c_str() : "");
-    p.puts.Finish(p.puts.tracker().next());
+        p.traffic.getputs, p.puts.Accounted(), p.puts.in_flight(),
+        first_missing ? (", first missing seq " + std::to_string(*first_missing)).c_str() : "");
+    p.puts.Finish(p.puts.matched().next());
     p.getputs.Finish(p.getputs.next());
     p.final_errors = PeerErrors(p);
     p.done = true;

@@ -368,20 +368,47 @@ PutLabel EncodePut(uint64_t seed, uint32_t client, uint64_t seq, uint8_t* buf, u
   return PutLabel{MatchBits(Tag::kData, client, seq, len), PackHdr(seq, Crc32c(buf, len))};
 }
 
+std::optional<uint64_t> StreamVerifier::Label(uint64_t match_bits, uint64_t hdr_data,
+                                              const SeqTracker& t, std::string* why) const {
+  Bits b = DecodeBits(match_bits);
+  auto seq = t.Extend(HdrSeq32(hdr_data));
+  if (b.tag == Tag::kData && b.client == client_ && seq && (*seq & 0xffff) == b.seq16) return seq;
+  char buf[200];
+  std::snprintf(buf, sizeof(buf),
+                "label corrupted: match bits %#" PRIx64
+                " (tag %u, client %u, seq %u), hdr_data"
+                " seq %u, expected client %u",
+                match_bits, static_cast<unsigned>(b.tag), b.client, b.seq16, HdrSeq32(hdr_data),
+                client_);
+  *why = buf;
+  return std::nullopt;
+}
+
+StreamVerifier::Result StreamVerifier::OnStart(uint64_t match_bits, uint64_t hdr_data) {
+  std::string why;
+  auto seq = Label(match_bits, hdr_data, starts_, &why);
+  if (!seq) return {Outcome::kBadLabel, std::nullopt, why};  // its end counts it
+  SeqTracker::Verdict v = starts_.Observe(*seq);
+  if (v == SeqTracker::Verdict::kBogus) return {Outcome::kBogusSeq, seq, ""};  // idem
+  in_flight_.insert(*seq);
+  if (v == SeqTracker::Verdict::kLate) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "put seq %" PRIu64 " was matched after a later one (reordered)",
+                  *seq);
+    return {Outcome::kReordered, seq, buf};
+  }
+  return {Outcome::kOk, seq, ""};
+}
+
 StreamVerifier::Result StreamVerifier::OnPut(const Arrival& a) {
   char buf[320];
-  Bits b = DecodeBits(a.match_bits);
-  auto seq = tracker_.Extend(HdrSeq32(a.hdr_data));
-  if (b.tag != Tag::kData || b.client != client_ || !seq || (*seq & 0xffff) != b.seq16) {
+  std::string why;
+  auto seq = Label(a.match_bits, a.hdr_data, ends_, &why);
+  if (!seq) {
     bad_labels_++;
-    std::snprintf(buf, sizeof(buf),
-                  "label corrupted: match bits %#" PRIx64
-                  " (tag %u, client %u, seq %u), hdr_data"
-                  " seq %u, expected client %u",
-                  a.match_bits, static_cast<unsigned>(b.tag), b.client, b.seq16,
-                  HdrSeq32(a.hdr_data), client_);
-    return {Outcome::kBadLabel, std::nullopt, buf};
+    return {Outcome::kBadLabel, std::nullopt, why};
   }
+  Bits b = DecodeBits(a.match_bits);
   Result r{Outcome::kOk, seq, ""};
   if (a.rlength != b.length || a.mlength != b.length) {
     bad_lengths_++;
@@ -411,16 +438,11 @@ StreamVerifier::Result StreamVerifier::OnPut(const Arrival& a) {
       r = {Outcome::kCorrupt, seq, buf};
     }
   }
-  uint64_t expected = tracker_.next();
-  switch (tracker_.Observe(*seq)) {
+  uint64_t expected = ends_.next();
+  switch (ends_.Observe(*seq)) {
     case SeqTracker::Verdict::kDuplicate:
       std::snprintf(buf, sizeof(buf), "put seq %" PRIu64 " arrived again (duplicate)", *seq);
       if (r.outcome == Outcome::kOk) r = {Outcome::kDuplicate, seq, buf};
-      break;
-    case SeqTracker::Verdict::kLate:
-      std::snprintf(buf, sizeof(buf), "put seq %" PRIu64 " arrived after a later one (reordered)",
-                    *seq);
-      if (r.outcome == Outcome::kOk) r = {Outcome::kReordered, seq, buf};
       break;
     case SeqTracker::Verdict::kBogus:
       bogus_seen_++;
@@ -432,20 +454,37 @@ StreamVerifier::Result StreamVerifier::OnPut(const Arrival& a) {
         corrupt_++;
         r = {Outcome::kBogusSeq, seq, buf};
       }
-      break;
-    default:
+      return r;
+    default:  // in order, or a completion order that differs: both fine
       break;
   }
+  in_flight_.erase(*seq);
   return r;
+}
+
+void StreamVerifier::Finish(uint64_t total) {
+  starts_.Finish(total);
+  ends_.Finish(total);
+  in_flight_.clear();
+}
+
+uint64_t StreamVerifier::Accounted() const {
+  return in_flight_.empty() ? starts_.next() : std::min(*in_flight_.begin(), starts_.next());
+}
+
+bool StreamVerifier::Settled(uint64_t total) const {
+  return starts_.next() >= total && in_flight_.empty();
 }
 
 Errors StreamVerifier::errors() const {
   Errors e;
-  e.lost = tracker_.lost();
-  e.duplicates = tracker_.duplicates();
-  e.reorders = tracker_.reorders();
-  e.corruptions = bad_labels_ + corrupt_ + (tracker_.bogus() - bogus_seen_);
+  e.lost = ends_.lost();
+  e.duplicates = ends_.duplicates();
+  e.reorders = starts_.reorders();
+  e.corruptions = bad_labels_ + corrupt_ + (ends_.bogus() - bogus_seen_);
   e.bad_lengths = bad_lengths_;
+  // An end whose start never came (known once finished).
+  if (starts_.lost() > ends_.lost()) e.unexpected = starts_.lost() - ends_.lost();
   return e;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -235,21 +236,31 @@ struct Traffic {
   void Add(const Traffic& o);
 };
 
-// Verifies the puts of one client as they arrive (the server's check of
-// every PUT_END): the label (tag, client id, the seq in the match bits
-// against the one in hdr_data), the lengths (announced, rlength, mlength),
-// the bytes (CRC-32C against hdr_data, and against the pattern of the
-// seq), and the order (SeqTracker). Each problem is counted once per
-// message, in the first class that applies: bad label or seq far out of
-// the window -> corruptions; length -> bad_lengths; bytes -> corruptions;
-// then, for every message with a plausible seq, duplicate/reordered/gap.
+// Verifies the puts of one client as the server sees them, in two steps:
+//
+//   PUT_START (the header matched): the order. Portals matches the puts of
+//     one initiator in the order they were sent; a put matched after a
+//     later one is a reorder (SeqTracker on the starts).
+//   PUT_END (the data is in place): the label (tag, client id, the seq in
+//     the match bits against the one in hdr_data), the lengths (announced,
+//     rlength, mlength), the bytes (CRC-32C against hdr_data, and against
+//     the pattern of the seq), and exactly once (SeqTracker on the ends).
+//     Ends may come in any order: a large put's data can land after a
+//     later small one's.
+//
+// Each message counts once per class: label or seq far out of the window
+// -> corruptions; lengths -> bad_lengths; bytes -> corruptions; a second
+// end -> duplicates; a late start -> reorders; no end by Finish -> lost.
+// Accounted() is what a credit may release: every put below it has
+// ended, or was never matched while a later one was (lost or reordered,
+// errors either way).
 class StreamVerifier {
  public:
   StreamVerifier(uint64_t seed, uint32_t client) : seed_(seed), client_(client) {}
 
   struct Arrival {
     uint64_t match_bits, hdr_data, rlength, mlength;
-    const uint8_t* data;  // the mlength bytes received
+    const uint8_t* data;  // the mlength bytes received (PUT_END)
   };
   enum class Outcome { kOk, kBadLabel, kBadLength, kCorrupt, kDuplicate, kReordered, kBogusSeq };
   struct Result {
@@ -257,20 +268,29 @@ class StreamVerifier {
     std::optional<uint64_t> seq;
     std::string detail;  // for the log, when outcome != kOk
   };
-  Result OnPut(const Arrival& a);
-  void Finish(uint64_t total) { tracker_.Finish(total); }
+  Result OnStart(uint64_t match_bits, uint64_t hdr_data);  // PUT_START
+  Result OnPut(const Arrival& a);                          // PUT_END
+  void Finish(uint64_t total);
 
-  // lost, duplicates, reorders, corruptions, bad_lengths (the rest 0).
+  uint64_t Accounted() const;
+  bool Settled(uint64_t total) const;  // every put below total matched and ended
+  // lost, duplicates, reorders, corruptions, bad_lengths, unexpected (an
+  // end without a start, known at Finish); the rest 0.
   Errors errors() const;
-  const SeqTracker& tracker() const { return tracker_; }
-  uint64_t seed() const { return seed_; }
+  const SeqTracker& matched() const { return starts_; }
+  const SeqTracker& completed() const { return ends_; }
+  std::size_t in_flight() const { return in_flight_.size(); }
 
  private:
+  std::optional<uint64_t> Label(uint64_t match_bits, uint64_t hdr_data, const SeqTracker& t,
+                                std::string* why) const;
+
   uint64_t seed_;
   uint32_t client_;
-  SeqTracker tracker_;
+  SeqTracker starts_, ends_;
+  std::set<uint64_t> in_flight_;  // matched, not ended
   uint64_t bad_labels_ = 0, bad_lengths_ = 0, corrupt_ = 0;
-  uint64_t bogus_seen_ = 0;  // tracker's bogus verdicts here (counted in corrupt_ if alone)
+  uint64_t bogus_seen_ = 0;  // bogus verdicts of ends_ seen in OnPut (counted there)
 };
 
 // Control messages: fixed size, sealed with a CRC, sent to the peer's
