@@ -132,7 +132,8 @@ static int check_fields(const struct rtscts_frame *f)
 			return RTSCTS_FRAME_EFIELD;
 		break;
 	case RTSCTS_DATA:
-		if (!f->payload_len || f->offset >= RTSCTS_MAX_OFFSET)
+		if (!f->payload_len ||
+		    f->offset > RTSCTS_MAX_OFFSET - f->payload_len)
 			return RTSCTS_FRAME_EFIELD;
 		break;
 	case RTSCTS_ACK:
@@ -176,6 +177,8 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 {
 	u16 len = rtscts_hdr_len(f->type);
 
+	if (!len)
+		return;		/* an unknown type has no encoding */
 	/* The Portals header of MSG and RTS is the caller's. */
 	if (f->type == RTSCTS_MSG || f->type == RTSCTS_RTS)
 		len -= RTSCTS_PTL_HDR_LEN;

@@ -24,8 +24,8 @@
  *    20   4  src_inc     sender's incarnation (when its interface was bound)
  *    24   4  dst_inc     receiver's incarnation as the sender knows it, 0
  *                        if it has never heard from the receiver
- *    28   4  stream      sender's stream to this receiver (reliable frames
- *                        and RESET; 0 in ACK)
+ *    28   4  stream      sender's stream to this receiver (reliable
+ *                        frames; 0 in ACK and RESET)
  *    32   4  seq         position of a reliable frame in its stream
  *    36   4  ack_stream  the receiver's stream the ack fields are about,
  *                        0 if none
@@ -43,7 +43,7 @@
  *   CTS   msg_id u32 (the RTS's), status u32 (RTSCTS_CTS_*), length u64
  *         (payload bytes the target accepts)
  *   DATA  msg_id u32, reserved u32 (0), offset u64, then payload bytes
- *         [offset, offset + n) of the message
+ *         [offset, offset + n) of the message (offset + n <= 2^48)
  *   ACK   nothing: acknowledges (ack fields) or, with RTSCTS_F_ACK_REQ,
  *         asks for an ACK (a liveness probe)
  *   RESET stream u32 (the receiver's stream this node has no state for),

@@ -92,6 +92,7 @@ const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
   if (f.type == RTSCTS_RESET && !f.reset_stream) return "RESET of stream 0";
   if (!f.ack_stream && (f.ack || f.sack)) return "ack without ack_stream";
   size_t payload = f.frame_len - hdr;
+  if (f.csum_len == f.frame_len && f.pcsum) return "pcsum with nothing to cover";
   switch (f.type) {
     case RTSCTS_RTS:
     case RTSCTS_CTS:
@@ -101,7 +102,7 @@ const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
       break;
     case RTSCTS_DATA:
       if (!payload) return "DATA without payload";
-      if (f.offset >= RTSCTS_MAX_OFFSET) return "DATA offset >= 2^48";
+      if (f.offset > RTSCTS_MAX_OFFSET - payload) return "DATA reaches past 2^48";
       break;
   }
   if (f.type == RTSCTS_CTS) {
@@ -131,9 +132,10 @@ bool SameFields(const rtscts_frame& a, const rtscts_frame& b) {
          a.csum_len == b.csum_len && a.crc == b.crc && a.src_nid == b.src_nid &&
          a.dst_nid == b.dst_nid && a.src_inc == b.src_inc && a.dst_inc == b.dst_inc &&
          a.stream == b.stream && a.seq == b.seq && a.ack_stream == b.ack_stream && a.ack == b.ack &&
-         a.window == b.window && a.sack == b.sack && a.msg_id == b.msg_id && a.status == b.status &&
-         a.length == b.length && a.offset == b.offset && a.reset_stream == b.reset_stream &&
-         a.hdr_len == b.hdr_len && a.payload_len == b.payload_len;
+         a.window == b.window && a.pcsum == b.pcsum && a.sack == b.sack && a.msg_id == b.msg_id &&
+         a.status == b.status && a.length == b.length && a.offset == b.offset &&
+         a.reset_stream == b.reset_stream && a.hdr_len == b.hdr_len &&
+         a.payload_len == b.payload_len;
 }
 
 uint32_t BitwiseCrc(const uint8_t* p, size_t n) {
@@ -176,7 +178,8 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
   PROMISE(f.src_inc == Le(buf + 20, 4) && f.dst_inc == Le(buf + 24, 4), f);
   PROMISE(f.stream == Le(buf + 28, 4) && f.seq == Le(buf + 32, 4), f);
   PROMISE(f.ack_stream == Le(buf + 36, 4) && f.ack == Le(buf + 40, 4), f);
-  PROMISE(f.window == Le(buf + 44, 2) && Le(buf + 46, 2) == 0 && f.sack == Le(buf + 48, 8), f);
+  PROMISE(f.window == Le(buf + 44, 2) && f.pcsum == Le(buf + 46, 2) && f.sack == Le(buf + 48, 8),
+          f);
   switch (f.type) {
     case RTSCTS_MSG:
     case RTSCTS_RTS:

@@ -455,8 +455,14 @@ TEST(FrameDecode, EdgesThatAreAllowed) {
                        f.length = 0;
                      })),
             RTSCTS_FRAME_OK);
+  EXPECT_EQ(
+      Rc(Frame(RTSCTS_DATA,
+               [](rtscts_frame& f) { f.offset = kMaxOffset - PayloadOf(RTSCTS_DATA).size(); })),
+      RTSCTS_FRAME_OK)
+      << "the payload ends exactly at 2^48";
   EXPECT_EQ(Rc(Frame(RTSCTS_DATA, [](rtscts_frame& f) { f.offset = kMaxOffset - 1; })),
-            RTSCTS_FRAME_OK);
+            RTSCTS_FRAME_EFIELD)
+      << "the payload reaches past 2^48";
   EXPECT_EQ(Rc(Frame(RTSCTS_ACK,
                      [](rtscts_frame& f) {
                        f.ack_stream = 0;
