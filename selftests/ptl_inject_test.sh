@@ -152,6 +152,7 @@ load ptl_rtscts "$rtscts_ko"
 report $? "ptl_rtscts.ko loads ($rtscts_ko)"
 
 "$IP" netns add "$NS_A" && "$IP" netns add "$NS_B" &&
+	modprobe veth &&
 	"$IP" link add veth-a netns "$NS_A" type veth peer name veth-b netns "$NS_B" &&
 	"$IP" -n "$NS_A" addr add 10.0.0.1/24 dev veth-a &&
 	"$IP" -n "$NS_B" addr add 10.0.0.2/24 dev veth-b &&
