@@ -3,12 +3,17 @@
 // building MDs and waiting for events.
 #pragma once
 
+#include <fcntl.h>
 #include <p3nal_linux.h>
 #include <portals3.h>
+#include <sched.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace demo {
 
@@ -20,6 +25,20 @@ inline void Check(const char* what, int rc) {
   if (rc == PTL_OK) return;
   std::fprintf(stderr, "[%s] %s failed: %s\n", g_who, what, PtlErrorStr(rc));
   std::exit(1);
+}
+
+// With PTL_PEER_NETNS=/run/netns/NAME the forked partner of a demo runs on
+// another Portals node: that network namespace, joined to this one by a
+// link (make demo's second act). Call before PtlInit; nothing otherwise.
+inline void EnterPeerNode() {
+  const char* path = std::getenv("PTL_PEER_NETNS");
+  if (!path || !*path) return;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
+    std::fprintf(stderr, "[%s] cannot enter %s: %s\n", g_who, path, std::strerror(errno));
+    std::exit(1);
+  }
+  close(fd);
 }
 
 // PtlInit and the default interface with any pid.

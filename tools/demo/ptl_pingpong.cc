@@ -62,7 +62,8 @@ class Side {
   void Send(ptl_process_id_t peer, const std::string& text) {
     tx_.fill(0);
     std::memcpy(tx_.data(), text.data(), std::min(text.size(), kMsg - 1));
-    std::printf("[%s] PtlPut \"%s\" -> pid %u (ACK requested)\n", g_who, text.c_str(), peer.pid);
+    std::printf("[%s] PtlPut \"%s\" -> %u:%u (ACK requested)\n", g_who, text.c_str(), peer.nid,
+                peer.pid);
     Check("PtlPut", PtlPut(tx_md_, PTL_ACK_REQ, peer, kPortal, 0, kBits, 0, text.size()));
     bool sent = false, acked = false;
     while (!sent || !acked) {
@@ -73,8 +74,8 @@ class Side {
                     static_cast<unsigned long long>(ev.mlength));
       } else if (ev.type == PTL_EVENT_ACK) {
         acked = true;
-        std::printf("[%s]   event ACK from pid %u: %llu bytes accepted\n", g_who, ev.initiator.pid,
-                    static_cast<unsigned long long>(ev.mlength));
+        std::printf("[%s]   event ACK from %u:%u: %llu bytes accepted\n", g_who, ev.initiator.nid,
+                    ev.initiator.pid, static_cast<unsigned long long>(ev.mlength));
       } else {
         Unexpected(ev);
       }
@@ -89,24 +90,24 @@ class Side {
     if (end.type != PTL_EVENT_PUT_END) Unexpected(end);
     const char* got = reinterpret_cast<const char*>(rx_.data());
     bool ok = std::strncmp(got, expect.c_str(), kMsg) == 0 && end.hdr_data == expect.size();
-    std::printf("[%s]   event PUT_END from pid %u: %llu bytes \"%s\" -> %s\n", g_who,
-                end.initiator.pid, static_cast<unsigned long long>(end.mlength), got,
-                ok ? "bytes verified" : "WRONG BYTES");
+    std::printf("[%s]   event PUT_END from %u:%u: %llu bytes \"%s\" -> %s\n", g_who,
+                end.initiator.nid, end.initiator.pid, static_cast<unsigned long long>(end.mlength),
+                got, ok ? "bytes verified" : "WRONG BYTES");
     return ok;
   }
 
   // Reads the peer's receive buffer with a get into the send buffer.
   bool GetBack(ptl_process_id_t peer, const std::string& expect) {
     tx_.fill(0);
-    std::printf("[%s] PtlGet %zu bytes from pid %u\n", g_who, kMsg, peer.pid);
+    std::printf("[%s] PtlGet %zu bytes from %u:%u\n", g_who, kMsg, peer.nid, peer.pid);
     Check("PtlGet", PtlGet(tx_md_, peer, kPortal, 0, kBits, 0));
     ptl_event_t ev = NextEvent(eq_);
     if (ev.type != PTL_EVENT_REPLY_END) Unexpected(ev);
     const char* got = reinterpret_cast<const char*>(tx_.data());
     bool ok = std::strncmp(got, expect.c_str(), kMsg) == 0;
-    std::printf("[%s]   event REPLY_END from pid %u: %llu bytes \"%s\" -> %s\n", g_who,
-                ev.initiator.pid, static_cast<unsigned long long>(ev.mlength), got,
-                ok ? "bytes verified" : "WRONG BYTES");
+    std::printf("[%s]   event REPLY_END from %u:%u: %llu bytes \"%s\" -> %s\n", g_who,
+                ev.initiator.nid, ev.initiator.pid, static_cast<unsigned long long>(ev.mlength),
+                got, ok ? "bytes verified" : "WRONG BYTES");
     return ok;
   }
 
@@ -115,8 +116,8 @@ class Side {
     ptl_event_t ev = NextEvent(eq_);
     if (ev.type == PTL_EVENT_GET_START) ev = NextEvent(eq_);
     if (ev.type != PTL_EVENT_GET_END) Unexpected(ev);
-    std::printf("[%s]   event GET_END: pid %u read %llu bytes of my buffer\n", g_who,
-                ev.initiator.pid, static_cast<unsigned long long>(ev.mlength));
+    std::printf("[%s]   event GET_END: %u:%u read %llu bytes of my buffer\n", g_who,
+                ev.initiator.nid, ev.initiator.pid, static_cast<unsigned long long>(ev.mlength));
   }
 
  private:
@@ -185,6 +186,7 @@ int main(int argc, char** argv) {
   if (child < 0) return 1;
   if (child == 0) {
     setvbuf(stdout, nullptr, _IOLBF, 0);
+    demo::EnterPeerNode();
     return Pong(rounds, to_pong[0], to_ping[1]);
   }
   setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -192,7 +194,8 @@ int main(int argc, char** argv) {
   int status = 0;
   waitpid(child, &status, 0);
   bool ok = rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  std::printf("ptl_pingpong: %d round trips between two processes: %s\n", rounds,
+  std::printf("ptl_pingpong: %d round trips between two processes%s: %s\n", rounds,
+              std::getenv("PTL_PEER_NETNS") ? " on two nodes" : "",
               ok ? "every message and event verified" : "FAILED");
   return ok ? 0 : 1;
 }

@@ -133,7 +133,10 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   pid_t child = fork();
   if (child < 0) return 1;
-  if (child == 0) return Receiver(n, fds[1]);
+  if (child == 0) {
+    demo::EnterPeerNode();
+    return Receiver(n, fds[1]);
+  }
   int rc = Sender(n, child, fds[0]);
   int status = 0;
   waitpid(child, &status, 0);
