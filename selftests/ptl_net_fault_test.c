@@ -15,8 +15,9 @@
  * script sets 2000) so that "the documented time" is short here.
  *
  * The ways a peer disappears: its link goes down (the frames are lost:
- * the peer timeout decides), our interface is unbound under traffic, and
- * the device itself is deleted (both fail at once).
+ * the peer timeout decides) and our interface is unbound under traffic.
+ * And a response that comes too late: a REPLY for a get whose MD slot has
+ * been recycled meanwhile.
  */
 #include "ptl_selftest.h"
 
@@ -42,7 +43,7 @@ static int sh(const char *fmt, const char *arg)
 	return system(cmd);
 }
 
-/* The target: an ME and MD that take NMSGS puts, then waits to be told. */
+/* The target: an ME and MD that take NMSGS puts (and gets), then waits. */
 static int target(struct ptl_chan *c, void *arg)
 {
 	static char buf[NMSGS * MSG_BYTES];
@@ -58,7 +59,7 @@ static int target(struct ptl_chan *c, void *arg)
 				  PTL_INS_AFTER, &meh));
 	CK_RC(PTL_OK, PtlMDAttach(meh, ptl_st_md(buf, sizeof(buf),
 						 PTL_MD_THRESH_INF,
-						 PTL_MD_OP_PUT |
+						 PTL_MD_OP_PUT | PTL_MD_OP_GET |
 						 PTL_MD_MANAGE_REMOTE,
 						 PTL_EQ_NONE),
 				  PTL_RETAIN, &md));
@@ -219,6 +220,107 @@ TEST_F(fault, get_to_an_unreachable_node_ends_with_a_failed_reply)
 	EXPECT_EQ(PTL_NI_FAIL, ev.ni_fail_type);
 	EXPECT_EQ(self->target.nid, ev.initiator.nid);
 	EXPECT_LE(ptl_st_now_ms() - start, peer_timeout_ms() + 3000);
+}
+
+/* ---- late responses ---- */
+
+/* The interface counter of late ACKs and REPLYs, from ptlctl's JSON. */
+static long late_responses(void)
+{
+	char cmd[256], line[4096];
+	long v = -1;
+	FILE *f;
+	char *p;
+
+	snprintf(cmd, sizeof(cmd), "%s -j -s iface show 0", getenv("PTLCTL"));
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "\"late_responses\":");
+		if (p)
+			v = strtol(p + strlen("\"late_responses\":"), NULL, 10);
+	}
+	pclose(f);
+	return v;
+}
+
+/* Binds MDs until one lands in slot @index again; its handle, or -1. */
+static long md_in_slot(ptl_handle_ni_t ni, void *buf, uint32_t index)
+{
+	ptl_handle_md_t md;
+	int i;
+
+	for (i = 0; i < 70000; i++) {
+		if (PtlMDBind(ni, ptl_st_md(buf, 64, PTL_MD_THRESH_INF,
+					    PTL_MD_OP_PUT, PTL_EQ_NONE),
+			      PTL_RETAIN, &md) != PTL_OK)
+			return -1;
+		if ((md & 0xffff) == index)
+			return md;
+		if (PtlMDUnlink(md) != PTL_OK)
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * A REPLY that arrives after its get's MD was unlinked and its slot given
+ * to a new MD is dropped and counted, and the new MD is untouched: the
+ * window that cannot exist on one node, made here by holding node b's
+ * REPLY frames back with a tc filter while the get request itself is
+ * acknowledged.
+ */
+TEST_F(fault, late_reply_to_a_recycled_md_is_dropped_and_counted)
+{
+	static char dst[4096], fresh[64];
+	ptl_handle_md_t get_md;
+	long before = late_responses(), after = -1, recycled;
+	ptl_sr_value_t drops = 0;
+	int i;
+
+	ASSERT_LE(0, before);
+	/*
+	 * The REPLY is held back for a while: node b must not give up on us
+	 * meanwhile (the short peer timeout of the other tests).
+	 */
+	ASSERT_EQ(0, sh("echo 20000 >/sys/module/ptl_rtscts/parameters/peer_timeout_ms", NULL));
+	/* u32 offsets count from the frame header: byte 69 is the type of
+	 * the Portals header inside a MSG frame, 3 a REPLY. */
+	ASSERT_EQ(0, sh("/sbin/ip netns exec b /sbin/tc qdisc add dev vb clsact && "
+			"/sbin/ip netns exec b /sbin/tc filter add dev vb egress "
+			"protocol 0x88b5 u32 match u8 0x03 0xff at 69 action drop",
+			NULL));
+	ASSERT_EQ(PTL_OK, PtlMDBind(self->ni, ptl_st_md(dst, sizeof(dst),
+							PTL_MD_THRESH_INF,
+							0, PTL_EQ_NONE),
+				    PTL_RETAIN, &get_md));
+	ASSERT_EQ(PTL_OK, PtlGetRegion(get_md, 0, sizeof(dst), self->target,
+				       PT, 0, 0, 0));
+	/* The request is acknowledged (the MD is no longer in use)... */
+	for (i = 0; i < 500 && PtlMDUnlink(get_md) == PTL_MD_IN_USE; i++)
+		usleep(10000);
+	ASSERT_LT(i, 500);
+	/* ... and its slot now holds another MD. */
+	memset(fresh, 0x5a, sizeof(fresh));
+	recycled = md_in_slot(self->ni, fresh, get_md & 0xffff);
+	ASSERT_LE(0, recycled);
+	ASSERT_NE(get_md, (ptl_handle_md_t)recycled);
+	/* Let the REPLY through: it finds the new MD's generation. */
+	ASSERT_EQ(0, sh("/sbin/ip netns exec b /sbin/tc qdisc del dev vb clsact",
+			NULL));
+	for (i = 0; i < 50; i++) {
+		after = late_responses();
+		if (after > before)
+			break;
+		usleep(100000);
+	}
+	sh("echo %s >/sys/module/ptl_rtscts/parameters/peer_timeout_ms",
+	   getenv("PTL_TEST_PEER_TIMEOUT_MS"));
+	EXPECT_EQ(before + 1, after);
+	EXPECT_EQ(PTL_OK, PtlNIStatus(self->ni, PTL_SR_DROP_COUNT, &drops));
+	EXPECT_EQ(1, drops);
+	EXPECT_EQ(-1, ptl_st_memchk(fresh, 0x5a, sizeof(fresh)));
 }
 
 TEST_HARNESS_MAIN

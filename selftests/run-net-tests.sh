@@ -47,7 +47,7 @@ nid_a=$(((10 << 24) | 1))
 nid_b=$(((10 << 24) | 2))
 
 setup() {
-	modprobe veth && modprobe sch_netem || return 1
+	modprobe -a veth sch_netem sch_ingress cls_u32 act_gact || return 1
 	insmod "$moddir/ptl.ko" nid=7 || return 1
 	insmod "$moddir/ptl_rtscts.ko" peer_timeout_ms=$peer_timeout_ms ||
 		return 1
