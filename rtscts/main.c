@@ -51,6 +51,11 @@ unsigned int rtscts_max_rto_ms = 1000;
 module_param_named(max_rto_ms, rtscts_max_rto_ms, uint, 0644);
 MODULE_PARM_DESC(max_rto_ms, "Largest retransmission timeout (default 1000)");
 
+unsigned int rtscts_ack_delay_us = 50;
+module_param_named(ack_delay_us, rtscts_ack_delay_us, uint, 0644);
+MODULE_PARM_DESC(ack_delay_us,
+		 "Wait this long for a frame to carry the acknowledgement of a message before sending one alone (default 50; 0: at once)");
+
 static const struct ptl_transport_ops rtscts_ops = {
 	.bind = rtscts_bind,
 	.configure = rtscts_configure,

@@ -88,6 +88,8 @@ static struct rtscts_peer *rtscts_peer_alloc(struct rtscts_if *rif, u32 nid,
 	INIT_LIST_HEAD(&peer->gc);
 	__skb_queue_head_init(&peer->ooo);
 	timer_setup(&peer->timer, rtscts_timer_fn, 0);
+	hrtimer_init(&peer->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	peer->ack_timer.function = rtscts_ack_timer_fn;
 	peer->state = PTL_PEER_RESOLVING;
 	peer->rwnd = RTSCTS_INIT_CWND;
 	peer->rto_us = max_t(u32, rtscts_min_rto_ms, 200) * USEC_PER_MSEC;
@@ -222,6 +224,7 @@ static void rtscts_peers_free(struct list_head *gc)
 		spin_unlock_bh(&peer->lock);
 		/* dead: the timer function no longer re-arms it. */
 		del_timer_sync(&peer->timer);
+		hrtimer_cancel(&peer->ack_timer);
 		call_rcu(&peer->rcu, rtscts_peer_free_rcu);
 	}
 }

@@ -10,10 +10,13 @@
  * duplicate and is dropped, so every frame is delivered exactly once and
  * in order, whatever the link does (loss, reordering, duplication).
  *
- * Acknowledgements ride on every frame (ack_stream, ack, sack); a frame
- * flagged ACK_REQ (the last of a message, a probe), a gap, a duplicate or
- * every RTSCTS_ACK_EVERY frames make the receiver answer at once, with a
- * standalone ACK if it has nothing to send.
+ * Acknowledgements ride on every frame (ack_stream, ack, sack). A gap, a
+ * duplicate, a probe or every RTSCTS_ACK_EVERY frames make the receiver
+ * answer at once, with a standalone ACK if it has nothing to send. The
+ * last frame of a message (ACK_REQ) is answered within ack_delay_us: a
+ * process that replies to a message (a ping-pong, a get's REPLY) usually
+ * does so sooner, and its reply carries the acknowledgement, so a round
+ * trip costs two frames instead of four (timers.c).
  *
  * The sender keeps at most min(cwnd, the peer's window) frames in flight.
  * cwnd grows as TCP Reno's does (slow start, then one frame per window)
@@ -91,6 +94,7 @@ void rtscts_fill_ack(struct rtscts_peer *peer, struct rtscts_frame *f)
 	f->window = rtscts_window();
 	if (!peer->rx_stream)
 		return;
+	peer->ack_delayed = false;
 	f->ack_stream = peer->rx_stream;
 	f->ack = peer->rcv_nxt;
 	skb_queue_walk(&peer->ooo, skb) {
@@ -485,9 +489,10 @@ static bool rtscts_in_order(struct rtscts_peer *peer, struct sk_buff *skb,
 		return false;
 	}
 	peer->rcv_nxt++;
-	if (++peer->rx_unacked >= RTSCTS_ACK_EVERY ||
-	    (f->flags & RTSCTS_F_ACK_REQ))
+	if (++peer->rx_unacked >= RTSCTS_ACK_EVERY)
 		peer->ack_now = true;
+	else if (f->flags & RTSCTS_F_ACK_REQ)
+		rtscts_ack_soon(peer);
 	return true;
 }
 
@@ -616,7 +621,7 @@ void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
 
 	switch (f->type) {
 	case RTSCTS_ACK:
-		if (f->flags & RTSCTS_F_ACK_REQ)
+		if (f->flags & RTSCTS_F_ACK_REQ)	/* a probe */
 			peer->ack_now = true;
 		consume_skb(skb);
 		break;

@@ -29,6 +29,7 @@
 #define RTSCTS_H
 
 #include <linux/hashtable.h>
+#include <linux/hrtimer.h>
 #include <linux/if_ether.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
@@ -66,6 +67,7 @@ extern unsigned int rtscts_peer_idle_s;
 extern unsigned int rtscts_max_peers;
 extern unsigned int rtscts_min_rto_ms;
 extern unsigned int rtscts_max_rto_ms;
+extern unsigned int rtscts_ack_delay_us;
 
 /* One binding: a Portals interface on a network device. */
 struct rtscts_if {
@@ -135,7 +137,9 @@ struct rtscts_peer {
 	u32 ooo_bytes;			/* their truesize */
 	struct list_head rx_msgs;	/* partly received messages */
 	u16 rx_unacked;
-	bool ack_now;
+	bool ack_now;			/* answer with the next frames out */
+	bool ack_delayed;		/* ack_timer will answer */
+	struct hrtimer ack_timer;
 
 	struct list_head gc;		/* on a list of peers to free */
 	unsigned long last_active;	/* jiffies of the last frame or send */
@@ -250,6 +254,8 @@ u32 rtscts_window(void);
 /* timers.c */
 void rtscts_timer_fn(struct timer_list *t);
 void rtscts_timer_arm(struct rtscts_peer *peer);
+void rtscts_ack_soon(struct rtscts_peer *peer);
+enum hrtimer_restart rtscts_ack_timer_fn(struct hrtimer *t);
 
 /* proto.c */
 int rtscts_send(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp);

@@ -16,9 +16,14 @@
  *     (peer.c). That bound is what Documentation/wire-protocol.md
  *     promises: no operation waits on a dead peer longer.
  * A peer with nothing outstanding has no timer running.
+ *
+ * Besides, a high-resolution timer (softirq mode) sends the acknowledgement
+ * of a message's last frame ack_delay_us after it arrived, unless a frame
+ * to the peer carried it first (reliable.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 
 #include "rtscts.h"
@@ -72,6 +77,38 @@ static unsigned long rtscts_stalled_since(const struct rtscts_peer *peer)
 	if (peer->ninflight || !peer->lladdr_valid)
 		return peer->last_progress;
 	return peer->last_rx;
+}
+
+/* The last frame of a message arrived: acknowledge it soon. Lock held. */
+void rtscts_ack_soon(struct rtscts_peer *peer)
+{
+	unsigned int delay = READ_ONCE(rtscts_ack_delay_us);
+
+	if (!delay) {
+		peer->ack_now = true;
+		return;
+	}
+	if (peer->ack_delayed)
+		return;
+	peer->ack_delayed = true;
+	hrtimer_start(&peer->ack_timer, ns_to_ktime((u64)delay * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+enum hrtimer_restart rtscts_ack_timer_fn(struct hrtimer *t)
+{
+	struct rtscts_peer *peer = container_of(t, struct rtscts_peer,
+						ack_timer);
+	struct sk_buff_head xq;
+
+	__skb_queue_head_init(&xq);
+	spin_lock_bh(&peer->lock);
+	/* Nothing went the other way meanwhile to carry it. */
+	if (peer->ack_delayed && !peer->dead)
+		rtscts_send_ack(peer, &xq, 0);
+	spin_unlock_bh(&peer->lock);
+	rtscts_xmit(peer->rif, &xq);
+	return HRTIMER_NORESTART;
 }
 
 void rtscts_timer_fn(struct timer_list *t)
