@@ -178,13 +178,24 @@ sockaddr_in Inet(uint32_t addr_be, uint16_t port) {
 
 // ---------------------------------------------------------------- transports
 
-enum Transport : uint32_t { kRaw, kUdp, kUdpSendto, kTcp, kTipc, kPortals, kNumTransports };
-const char* const kTransportNames[] = {"raw", "udp", "udp-sendto", "tcp", "tipc", "portals"};
+enum Transport : uint32_t {
+  kRaw,
+  kUdp,
+  kUdpSendto,
+  kTcp,
+  kTipc,
+  kPortals,
+  kPortalsGet,
+  kNumTransports
+};
+const char* const kTransportNames[] = {"raw",  "udp",     "udp-sendto", "tcp",
+                                       "tipc", "portals", "portals-get"};
+bool IsPortals(uint32_t t) { return t == kPortals || t == kPortalsGet; }
 
 Transport ParseTransport(const std::string& s) {
   for (uint32_t t = 0; t < kNumTransports; t++)
     if (s == kTransportNames[t]) return static_cast<Transport>(t);
-  Die("unknown transport '%s' (raw, udp, udp-sendto, tcp, tipc, portals)", s.c_str());
+  Die("unknown transport '%s' (raw, udp, udp-sendto, tcp, tipc, portals, portals-get)", s.c_str());
 }
 
 // The largest message and whether it streams, for transport T at MTU.
@@ -418,6 +429,10 @@ class TipcEndpoint : public Endpoint {
 
 // Portals, as in ptl_perf: PtlPutRegion (no ACK) from a bound MD into an MD
 // on a matched ME; the sender waits for SEND_END, the receiver for PUT_END.
+// portals-get: the client's Send is a PtlGetRegion of the server's exposed
+// buffer into its own, waiting for REPLY_END; its Recv and the server's
+// part are nothing (the server's kernel serves gets), so a "round trip" is
+// one get and the row shows half of it, like the ping-pong rows.
 // Streaming keeps at most WINDOW puts beyond the receiver's credits, which
 // come back as 0-byte puts (count in hdr_data) every WINDOW/2 PUT_ENDs.
 class PortalsEndpoint : public Endpoint {
@@ -425,7 +440,10 @@ class PortalsEndpoint : public Endpoint {
   static constexpr ptl_pt_index_t kPortal = 4;
   static constexpr ptl_match_bits_t kData = 0xda7a, kCredit = 0xc4ed;
 
-  PortalsEndpoint(int window, ptl_interface_t iface) : window_(window), iface_(iface) {}
+  static constexpr ptl_match_bits_t kGet = 0x9e7;
+
+  PortalsEndpoint(int window, ptl_interface_t iface, bool get_mode = false)
+      : window_(window), iface_(iface), get_mode_(get_mode) {}
   ~PortalsEndpoint() override {
     if (up_) PtlFini();
   }
@@ -455,15 +473,26 @@ class PortalsEndpoint : public Endpoint {
     Ptl("PtlMDBind (credit)",
         PtlMDBind(ni_, Md(&credit_tx_, sizeof(credit_tx_), PTL_MD_EVENT_START_DISABLE), PTL_RETAIN,
                   &credit_tx_md_));
+    // Gets read the sender buffer and land in the receive buffer.
+    Ptl("PtlMEAttach (get)",
+        PtlMEAttach(ni_, kPortal, any, kGet, 0, PTL_RETAIN, PTL_INS_AFTER, &me));
+    Ptl("PtlMDAttach (get)",
+        PtlMDAttach(
+            me, Md(tx_, cap_, PTL_MD_OP_GET | PTL_MD_MANAGE_REMOTE | PTL_MD_EVENT_START_DISABLE),
+            PTL_RETAIN, &md));
+    Ptl("PtlMDBind (reply)",
+        PtlMDBind(ni_, Md(rx_, cap_, PTL_MD_EVENT_START_DISABLE), PTL_RETAIN, &reply_md_));
     return id;
   }
   void Connect(ptl_process_id_t peer) { peer_ = peer; }
 
   void Send(size_t n) override {
+    if (get_mode_) return Get(n);
     Put(n);
     while (sends_done_ < sends_issued_) Pump();
   }
   void Recv(size_t n) override {
+    if (get_mode_) return;
     expect_len_ = n;
     while (recvs_ == consumed_) Pump();
     consumed_++;
@@ -507,6 +536,12 @@ class PortalsEndpoint : public Endpoint {
     md.eq_handle = eq_;
     return md;
   }
+  void Get(size_t n) {
+    expect_len_ = n;
+    Ptl("PtlGetRegion", PtlGetRegion(reply_md_, 0, n, peer_, kPortal, 0, kGet, 0));
+    uint64_t want = replies_ + 1;
+    while (replies_ < want) Pump();
+  }
   void Put(size_t n) {
     Ptl("PtlPutRegion", PtlPutRegion(tx_md_, 0, n, PTL_NO_ACK_REQ, peer_, kPortal, 0, kData, 0, n));
     sends_issued_++;
@@ -532,6 +567,14 @@ class PortalsEndpoint : public Endpoint {
       case PTL_EVENT_SEND_END:
         sends_done_++;
         break;
+      case PTL_EVENT_REPLY_END:
+        if (ev.mlength != expect_len_)
+          Die("portals: REPLY_END of %" PRIu64 " bytes, expected %zu",
+              static_cast<uint64_t>(ev.mlength), expect_len_);
+        replies_++;
+        break;
+      case PTL_EVENT_GET_END:
+        break;  // the server's side of a get
       case PTL_EVENT_PUT_END:
         if (ev.match_bits == kData) {
           if (ev.mlength != expect_len_ || ev.rlength != expect_len_ || ev.hdr_data != expect_len_)
@@ -551,7 +594,10 @@ class PortalsEndpoint : public Endpoint {
 
   int window_;
   ptl_interface_t iface_;
+  bool get_mode_;
   bool up_ = false;
+  ptl_handle_md_t reply_md_{};
+  uint64_t replies_ = 0;
   ptl_handle_ni_t ni_{};
   ptl_handle_eq_t eq_{};
   ptl_handle_md_t tx_md_{}, credit_tx_md_{};
@@ -707,9 +753,10 @@ int Serve(uint16_t port) {
         Sys(bind(u, reinterpret_cast<sockaddr*>(&b), sizeof(b)) == 0, "bind (tipc service)");
         s.ep = std::make_unique<TipcEndpoint>(u, false);
         tipc_hello = true;
-      } else if (t == kPortals) {
+      } else if (IsPortals(t)) {
         auto p = std::make_unique<PortalsEndpoint>(static_cast<int>(m.window),
-                                                   static_cast<ptl_interface_t>(m.ptl_iface));
+                                                   static_cast<ptl_interface_t>(m.ptl_iface),
+                                                   t == kPortalsGet);
         p->Attach(s.tx->p, s.rx->p, s.cap);
         r.ptl_id = p->Open();
         p->Connect(m.ptl_id);
@@ -724,6 +771,12 @@ int Serve(uint16_t port) {
     } else if (m.op == kLat) {
       if (!s.ep) Die("latency test before open");
       size_t n = m.size;
+      if (m.transport == kPortalsGet) {
+        // The client reads this buffer with gets; nothing to do per round.
+        Fill(s.tx->p, n, m.seed + 1);
+        ctl.Tell(m);
+        continue;
+      }
       ctl.Tell(m);
       for (uint32_t i = 0; i < m.count; i++) {
         s.ep->Recv(n);
@@ -1035,8 +1088,8 @@ class Client {
       socklen_t len = sizeof(b);
       Sys(getsockname(udp, reinterpret_cast<sockaddr*>(&b), &len) == 0, "getsockname");
       m.udp_port = ntohs(b.sin_port);
-    } else if (t == kPortals) {
-      portals = std::make_unique<PortalsEndpoint>(o_.window, o_.ptl_iface);
+    } else if (IsPortals(t)) {
+      portals = std::make_unique<PortalsEndpoint>(o_.window, o_.ptl_iface, t == kPortalsGet);
       portals->Attach(s_.tx->p, s_.rx->p, s_.cap);
       m.ptl_id = portals->Open();
     }
@@ -1062,7 +1115,7 @@ class Client {
       e->Attach(s_.tx->p, s_.rx->p, s_.cap);
       e->Hello();
       s_.ep = std::move(e);
-    } else if (t == kPortals) {
+    } else if (IsPortals(t)) {
       portals->Connect(r.ptl_id);
       s_.ep = std::move(portals);
     }
@@ -1096,7 +1149,8 @@ class Client {
     Fill(tx, n, seed + 2);
     ep.Send(n);
     ep.Recv(n);
-    Verify(rx, n, seed + 3, g_who, "latency reply");
+    // A get reads what the server filled once; a ping-pong's last answer.
+    Verify(rx, n, t == kPortalsGet ? seed + 1 : seed + 3, g_who, "latency reply");
     std::vector<double> us;
     for (int64_t v : rt) us.push_back(static_cast<double>(v) / 2e3);
     return Row{t, false, n, *std::min_element(us.begin(), us.end()), Median(us)};
