@@ -73,6 +73,8 @@ vm_kver() {
 # at once, and gives it a few seconds to say so on the serial port. The verdict is
 # cached per host kernel, QEMU and guest kernel, so only the first run on
 # a machine pays for it (about 5 s when KVM hangs, under 1 s when it works).
+# $2, if given, names the kernel in the cache key instead of its file name
+# (the debug kernel's file is plain "vmlinux").
 vm_probe_accel() {
 	local kernel=$1 key cache verdict out
 	if [[ ! -r /dev/kvm || ! -w /dev/kvm ]]; then
@@ -80,7 +82,7 @@ vm_probe_accel() {
 		return
 	fi
 	key="$(uname -r)-$(qemu-system-x86_64 --version | head -1 | tr -c 'A-Za-z0-9.\n' _)"
-	key+="-$(basename "$kernel")"
+	key+="-${2:-$(basename "$kernel")}"
 	cache=$VM_BUILD/kvm-probe/$key
 	if [[ -r $cache ]]; then
 		cat "$cache"
