@@ -2,6 +2,7 @@
 #
 #   make           build the kernel modules (kbuild) and user space (CMake)
 #   make check     install what is missing, build, run every test
+#   make check-debug   only the kselftests on the debug kernel (KASAN, ...)
 #   make demo      install what is missing, build, run the demo in guests
 #   make lint      checkpatch on kernel code, clang-format on C++
 #
@@ -28,6 +29,7 @@ SELFTEST_CFLAGS := -O2 -g -Wall -Werror -pthread -isystem $(KSRC_DIR) \
 	-I$(TOP)/uapi -I$(TOP)/ulib/include
 
 .PHONY: all modules user selftests deps check demo lint clean
+.PHONY: debug-kernel debug-modules check-debug
 
 all: modules user selftests
 
@@ -73,6 +75,21 @@ selftests: $(SELFTEST_BINS)
 check: deps
 	$(MAKE) all PTL_PATTERN_INIT=1
 	$(TOP)/tools/run-checks
+
+# The debug kernel (KASAN, KFENCE, lockdep, kmemleak, UBSAN, ...; built
+# once per machine and cached outside the repository, see
+# Documentation/vm-harness.md) and our modules built against it in
+# $(BUILD)/debug-modules, with the flags `make check` uses.
+debug-kernel:
+	$(TOP)/tools/vm/mkdebugkernel
+
+debug-modules:
+	BUILD=$(BUILD) $(TOP)/tools/vm/mkdebugmodules PTL_PATTERN_INIT=1
+
+# Only the debug-kernel phase of `make check` (which builds the modules).
+check-debug: deps
+	$(MAKE) all PTL_PATTERN_INIT=1
+	$(TOP)/tools/run-checks debug
 
 demo: deps
 	$(MAKE) all

@@ -7,6 +7,9 @@ set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$top/build}
+# Where ptl.ko is: the repository root (make), or the debug kernel's build
+# of it (tools/vm/mkdebugmodules, build/debug-modules).
+moddir=${PTL_MODULE_DIR:-$top}
 export PTL_TEST_NID=${PTL_TEST_NID:-7}
 failures=0
 
@@ -19,7 +22,7 @@ report() {	# report STATUS DESCRIPTION
 	fi
 }
 
-insmod "$top/ptl.ko" nid="$PTL_TEST_NID"
+insmod "$moddir/ptl.ko" nid="$PTL_TEST_NID"
 report $? "ptl.ko loads (nid=$PTL_TEST_NID)"
 test -c /dev/portals
 report $? "ptl.ko creates /dev/portals"
