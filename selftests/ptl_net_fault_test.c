@@ -78,10 +78,19 @@ FIXTURE(fault) {
 	long pinned, mds;
 };
 
+/*
+ * The 6.1 harness runs a test's body even after its setup skipped, so
+ * every body checks again.
+ */
+#define NEEDS_TWO_NODES()						\
+	do {								\
+		if (!ptl_st_two_nodes())				\
+			SKIP(return, "needs two nodes (PTL_PEER_NETNS)"); \
+	} while (0)
+
 FIXTURE_SETUP(fault)
 {
-	if (!ptl_st_two_nodes())
-		SKIP(return, "needs two nodes (PTL_PEER_NETNS)");
+	NEEDS_TWO_NODES();
 	ASSERT_EQ(0, sh("/sbin/ip -n b link set vb up && /sbin/ip link set va up", NULL));
 	self->pinned = ptl_st_counter("pinned_pages");
 	self->mds = ptl_st_counter("mds");
@@ -173,6 +182,7 @@ TEST_F(fault, link_down_fails_puts_within_the_peer_timeout)
 	long limit = peer_timeout_ms() + 3000, elapsed = 0;
 	int failed;
 
+	NEEDS_TWO_NODES();
 	ASSERT_EQ(0, start_puts(_metadata, self));
 	usleep(20000);		/* mid-transfer */
 	ASSERT_EQ(0, sh("/sbin/ip -n b link set vb down", NULL));
@@ -191,6 +201,7 @@ TEST_F(fault, unbind_under_traffic_fails_puts_at_once)
 	long elapsed = 0;
 	int failed;
 
+	NEEDS_TWO_NODES();
 	ASSERT_EQ(0, start_puts(_metadata, self));
 	usleep(20000);
 	ASSERT_EQ(0, sh("%s iface unbind 0", getenv("PTLCTL")));
@@ -209,6 +220,7 @@ TEST_F(fault, get_to_an_unreachable_node_ends_with_a_failed_reply)
 	long long start;
 	ptl_event_t ev;
 
+	NEEDS_TWO_NODES();
 	ASSERT_EQ(0, sh("/sbin/ip -n b link set vb down", NULL));
 	start = ptl_st_now_ms();
 	ASSERT_EQ(PTL_OK, PtlGetRegion(self->md, 0, 4096, self->target, PT,
@@ -279,6 +291,7 @@ TEST_F(fault, late_reply_to_a_recycled_md_is_dropped_and_counted)
 	ptl_sr_value_t drops = 0;
 	int i;
 
+	NEEDS_TWO_NODES();
 	ASSERT_LE(0, before);
 	/*
 	 * The REPLY is held back for a while: node b must not give up on us
