@@ -4,6 +4,7 @@
 #   make check     install what is missing, build, run every test
 #   make check-debug   only the kselftests on the debug kernel (KASAN, ...)
 #   make demo      install what is missing, build, run the demo in guests
+#   make soak      100,000 messages between two nodes under netem faults
 #   make lint      checkpatch on kernel code, clang-format on C++
 #
 # On a cluster node build against the running kernel:
@@ -95,6 +96,14 @@ demo: deps
 	$(MAKE) all
 	$(TOP)/tools/demo/run-demo
 
+# make soak: ptl_stress between two nodes under netem faults, at least
+# 100,000 messages (SOAK_MESSAGES), with a summary of losses, duplicates,
+# reorders (all must be 0) and retransmissions (tools/net-soak).
+.PHONY: soak
+soak: deps
+	$(MAKE) all
+	$(TOP)/tools/net-soak
+
 # make bench: Portals against local IPC peers in one guest under QEMU
 # -icount, then the core's matching micro-benchmark on the host
 # (tools/ptl_perf/run-bench; Documentation/performance.md).
@@ -107,12 +116,15 @@ CHECKPATCH = $(KSRC_DIR)/scripts/checkpatch.pl --no-tree --quiet \
 # The platform shims exist to give the core its own type names.
 PLATFORM_SHIMS := kmod/ptl_platform_kernel.h kmod/core/ptl_platform_user.h
 
+# Kernel code: everything C under kmod/, rtscts/ and include/ (rtscts/user
+# is the codec's user-space C++). User space: every C++ file and header.
+KERNEL_C := $(wildcard kmod/*.[ch] kmod/core/*.[ch] rtscts/*.[ch] include/ptl/*.h)
+
 lint: $(KSRC_DIR)/.stamp
-	$(CHECKPATCH) -f $(filter-out $(PLATFORM_SHIMS), \
-		$(wildcard kmod/*.[ch] kmod/core/*.[ch]))
+	$(CHECKPATCH) -f $(filter-out $(PLATFORM_SHIMS),$(KERNEL_C))
 	$(CHECKPATCH) --ignore NEW_TYPEDEFS -f $(PLATFORM_SHIMS)
 	clang-format --dry-run --Werror $$(git ls-files '*.cc' '*.h' | \
-		grep -v -E '^(kmod|uapi|selftests|ulib/include)/')
+		grep -v -E '^(kmod|uapi|selftests|ulib/include|include)/|^rtscts/[^/]*\.h$$')
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null

@@ -12,11 +12,16 @@
 #     (PTL_PEER_NETNS): every operation and event, ACL, truncation,
 #     thresholds, unlink, iovecs, bypass, several senders;
 #  2. peers that disappear mid-transfer (ptl_net_fault_test);
+#     a kernel client on node a and a process on node b exchanging puts,
+#     gets and a getput both ways (ptl_kapi_test);
 #  3. ptl_stress: messages of 0 B .. 1 MiB, several pairs at once, each
 #     delivered once, in order and intact, on a clean link and then
 #     under netem loss 5% + reordering 5% + duplication 1% + corruption
 #     0.1% (NET_MESSAGES in all, default 20,000);
 #  4. the counters are back where they were and both modules unload.
+# Environment: NET_MESSAGES, NET_PAIRS (4), NET_MTU (9000),
+# NET_ONLY_TRAFFIC=1 (only part 3: make soak), NET_STRESS_REPORT=1
+# (ptl_stress prints its reports; make soak sums them).
 # Prints TAP lines; tools/run-checks counts them. The harness fails the
 # run on any kernel splat.
 set -u
@@ -31,6 +36,10 @@ stress=$build/tools/ptl_stress/ptl_stress
 messages=${NET_MESSAGES:-20000}
 pairs=${NET_PAIRS:-4}
 stress_mtu=${NET_MTU:-9000}
+# NET_STRESS_REPORT=1 (make soak): every ptl_stress process prints its
+# report (lost, duplicates, reorders, ... and throughput).
+stress_report=--quiet
+[ "${NET_STRESS_REPORT:-0}" = 1 ] && stress_report=
 peer_timeout_ms=2000
 failures=0
 
@@ -70,9 +79,12 @@ for c in $counters; do
 done
 
 # 1-2. The test programs with their peers on node b.
-export PTL_PEER_NETNS=/run/netns/b PTLCTL=$ptlctl
+export PTL_PEER_NETNS=/run/netns/b PTLCTL=$ptlctl PTL_MODULE_DIR=$moddir
 export PTL_TEST_PEER_TIMEOUT_MS=$peer_timeout_ms
-for test in ptl_data_test ptl_bypass_test ptl_net_fault_test; do
+# NET_ONLY_TRAFFIC=1 (make soak) goes straight to the traffic of part 3.
+tests="ptl_data_test ptl_bypass_test ptl_net_fault_test"
+[ "${NET_ONLY_TRAFFIC:-0}" = 1 ] && tests=
+for test in $tests; do
 	echo "# running $test between two nodes"
 	"$build/selftests/$test" || failures=$((failures + 1))
 done
@@ -83,13 +95,13 @@ stress_run() {	# stress_run NAME PID COUNT_PER_PAIR
 	local name=$1 pid=$2 count=$3 i rc=0 pids=()
 
 	$ip netns exec b "$stress" server --pid "$pid" --clients "$pairs" \
-		--timeout-ms 60000 --quiet &
+		--timeout-ms 60000 $stress_report &
 	local server=$!
 	sleep 0.5
 	for ((i = 0; i < pairs; i++)); do
 		"$stress" client --server "$nid_b:$pid" --id "$i" \
 			--count "$count" --max-size 1M --seed $((i + 1)) \
-			--timeout-ms 60000 --quiet &
+			--timeout-ms 60000 $stress_report &
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do
