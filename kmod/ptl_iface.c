@@ -155,6 +155,7 @@ static bool ptl_pid_reserved_for_other(struct ptl_iface *iface, u32 pid,
  * @pid: the wanted pid, or PTL_PID_ANY for one from the ephemeral range
  * @ni: the owner, recorded for delivery lookups
  * @uid: the claimant's uid (for reserved ranges)
+ * @trusted: a kernel client: reserved pids need no CAP_NET_ADMIN
  * @out_pid: the pid obtained
  *
  * Return: PTL_OK, or PTL_PID_INVALID when the pid is out of range, taken,
@@ -162,7 +163,7 @@ static bool ptl_pid_reserved_for_other(struct ptl_iface *iface, u32 pid,
  * range is exhausted; PTL_NO_SPACE when memory runs out.
  */
 int ptl_iface_claim_pid(struct ptl_iface *iface, u32 pid, struct ptl_ni *ni,
-			kuid_t uid, u32 *out_pid)
+			kuid_t uid, bool trusted, u32 *out_pid)
 {
 	struct xa_limit ephemeral = XA_LIMIT(PTL_PID_EPHEMERAL_START,
 					     PTL_PID_MAX);

@@ -73,6 +73,7 @@ struct ptlc_ni;
 struct ptl_xfer;
 struct ptlc_md;
 struct ptlc_md_spec;
+struct ptlc_ops;
 struct ptlc_seg;
 struct ptlc_msg;
 struct file;
@@ -85,6 +86,7 @@ struct vm_area_struct;
 
 struct ptl_net;
 struct ptl_transport;
+struct ptl_kni;
 
 /* Message counters of an interface's traffic with other nodes. */
 struct ptl_iface_stats {
@@ -178,6 +180,20 @@ struct ptl_ni {
 	u32 pid;
 	struct pid *owner;	/* the creating process, for ptlctl */
 	char comm[TASK_COMM_LEN];
+	struct ptl_kni *kni;	/* a kernel client's NI (ptl_kapi.c) */
+};
+
+/* What ptl_ni_new() builds an NI from. */
+struct ptl_ni_params {
+	struct ptl_iface *iface;
+	u32 pid;			/* or PTL_PID_ANY */
+	const struct ptl_acct *acct;	/* its owner's caps */
+	kuid_t uid;
+	u32 jid;
+	bool trusted;			/* a kernel client (pid reservations) */
+	const ptl_ni_limits_t *desired;	/* or NULL */
+	const struct ptlc_ops *ops;
+	struct ptl_wake *wake;		/* referenced by the NI */
 };
 
 /*
@@ -214,6 +230,7 @@ struct ptl_mem {
 	unsigned long npages;
 	bool writable;			/* data may land (see ptl_mem.c) */
 	bool written;			/* dirty the pages when unpinning */
+	bool kernel;			/* a kernel client's: not pinned */
 	unsigned int nsegs;
 	struct ptl_mem_seg segs[];
 };
@@ -250,7 +267,7 @@ void ptl_ifaces_exit(void);
 struct ptl_net *ptl_net(const struct net *net);
 struct ptl_iface *ptl_iface_get(struct ptl_net *pn, u32 index);
 int ptl_iface_claim_pid(struct ptl_iface *iface, u32 pid, struct ptl_ni *ni,
-			kuid_t uid, u32 *out_pid);
+			kuid_t uid, bool trusted, u32 *out_pid);
 void ptl_iface_release_pid(struct ptl_iface *iface, u32 pid);
 struct ptl_ni *ptl_iface_find_ni(struct ptl_iface *iface, u32 pid);
 int ptl_iface_reserve_pids(struct ptl_iface *iface, u32 first, u32 last,
@@ -285,6 +302,7 @@ void ptl_netlink_peer_event(struct ptl_iface *iface, u32 nid, u8 event,
 			    u32 incarnation, u32 failed);
 
 /* ptl_ni.c */
+int ptl_ni_new(const struct ptl_ni_params *p, struct ptl_ni **out);
 long ptl_ioctl_ni_init(struct ptl_file *pf, void *arg);
 long ptl_ioctl_ni_fini(struct ptl_file *pf, void *arg);
 long ptl_ioctl_ni_identity(struct ptl_file *pf, void *arg);
@@ -320,6 +338,7 @@ void ptl_undo_md_attach(struct ptl_file *pf, void *arg);
 int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
 		struct ptlc_md_spec *spec);
 void ptl_mem_spec_done(struct ptlc_md_spec *spec);
+struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs, unsigned int nsegs);
 void ptl_mem_release(struct ptl_mem *mem);
 void ptl_md_release_hook(void *glue, void *mem);
 void ptl_mem_flush(void);
@@ -345,12 +364,18 @@ __poll_t ptl_eq_poll(struct ptl_file *pf);
 
 /* ptl_move.c */
 long ptl_ioctl_data(struct ptl_file *pf, void *arg);
+long ptl_data_call(struct ptl_ni *ni, const struct ptl_ioc_data *args);
 int ptl_data_start(struct ptl_ni *ni, const struct ptl_ioc_data *d,
 		   struct ptlc_msg *msg);
 void ptl_trace_request(const struct ptlc_msg *msg, u32 op);
 void ptl_move_ni_release(struct ptl_ni *ni);
 int ptl_move_init(void);
 void ptl_move_exit(void);
+
+/* ptl_kapi.c, ptl_kapi_eq.c, ptl_kmem.c: the API for kernel clients */
+int ptl_kapi_init(void);
+void ptl_kapi_exit(void);
+void ptl_kapi_ni_release(struct ptl_ni *ni);
 
 /* ptl_stats.c: module-wide counters, shown in sysfs */
 struct ptl_stats {

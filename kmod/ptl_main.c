@@ -42,10 +42,15 @@ static int __init ptl_init(void)
 	err = ptl_dev_init();
 	if (err)
 		goto err_netlink;
+	err = ptl_kapi_init();
+	if (err)
+		goto err_dev;
 	pr_info("Portals 3.3 ABI %d loaded, interface 0 nid %u\n",
 		PTL_ABI_VERSION, nid);
 	return 0;
 
+err_dev:
+	ptl_dev_exit();
 err_netlink:
 	ptl_netlink_exit();
 err_transport:
@@ -61,6 +66,7 @@ err_ni:
 
 static void __exit ptl_exit(void)
 {
+	ptl_kapi_exit();
 	ptl_dev_exit();
 	ptl_netlink_exit();
 	ptl_transport_exit();

@@ -61,6 +61,7 @@
 #include <linux/hugetlb_inline.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/net.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -171,8 +172,12 @@ static size_t ptl_mem_kmem(unsigned int nsegs, unsigned long npages)
 	       npages * sizeof(*mem->pages);
 }
 
-static struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs,
-				     unsigned int nsegs)
+/*
+ * The bookkeeping of an MD over @segs, its page array still empty. Also
+ * used for kernel memory (ptl_kmem.c), where a segment's address is a
+ * kernel address or an offset from its first page.
+ */
+struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs, unsigned int nsegs)
 {
 	struct ptl_mem *mem;
 	unsigned long total = 0;
@@ -451,6 +456,11 @@ void ptl_mem_release(struct ptl_mem *mem)
 {
 	if (!mem)
 		return;
+	if (mem->kernel) {	/* a kernel client's: nothing pinned */
+		atomic_long_dec(&ptl_stats.mds);
+		ptl_mem_free(mem);
+		return;
+	}
 	if (mem->npages) {
 		unpin_user_pages_dirty_lock(mem->pages, mem->npages,
 					    mem->written);
@@ -654,7 +664,8 @@ int ptl_mem_from_buf(struct ptlc_md *dst, u64 off, const void *buf, u64 len)
  * the MD is unpinned meanwhile; SKBFL_SHARED_FRAG tells the stack the
  * owner may write them (no in-place checksumming). Any context.
  * Return: 0, -EMSGSIZE if the skb runs out of fragment slots (the caller
- * frees it), -EFAULT on inconsistency.
+ * frees it), -EOPNOTSUPP for kernel memory in slab pages (copy it
+ * instead), -EFAULT on inconsistency.
  */
 int ptl_mem_frags(struct ptlc_md *md, u64 off, u64 len, struct sk_buff *skb)
 {
@@ -673,6 +684,12 @@ int ptl_mem_frags(struct ptlc_md *md, u64 off, u64 len, struct sk_buff *skb)
 
 		if (!ptl_cursor_piece(&c, &pg, &poff, &plen))
 			return -EFAULT;
+		/*
+		 * A kernel client's kmalloc memory lives in slab pages, which
+		 * must not be referenced by an skb: the caller copies instead.
+		 */
+		if (c.mem->kernel && !sendpage_ok(pg))
+			return -EOPNOTSUPP;
 		plen = min_t(u64, plen, len);
 		if (i && skb_can_coalesce(skb, i, pg, poff)) {
 			skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], plen);

@@ -268,10 +268,38 @@ void ptl_move_ni_release(struct ptl_ni *ni)
 	ni->spare_xfer = NULL;
 }
 
+/**
+ * ptl_data_call - one data-movement call on an initiator NI
+ * @ni: the initiator (the caller's reference)
+ * @args: the call, op and ack_req checked by the caller
+ *
+ * Shared by PTL_IOC_DATA and kernel clients (ptl_kapi.c). Process context.
+ * Return: a Portals code; PTL_OK means initiated.
+ */
+long ptl_data_call(struct ptl_ni *ni, const struct ptl_ioc_data *args)
+{
+	struct ptl_xfer *x;
+	long rc;
+
+	if (args->target_nid != ni->nid)
+		return ptl_remote_data(ni, args);
+	x = ptl_xfer_get(ni);
+	if (!x)
+		return PTL_NO_SPACE;
+	x->ini = ni;
+	x->tgt = NULL;
+	rc = ptl_data_start(ni, args, &x->imsg);
+	if (rc == PTL_OK) {
+		ptl_trace_request(&x->imsg, args->op);
+		ptl_send(x);
+	}
+	ptl_xfer_put(ni, x);
+	return rc;
+}
+
 long ptl_ioctl_data(struct ptl_file *pf, void *arg)
 {
 	struct ptl_ioc_data *args = arg;
-	struct ptl_xfer *x;
 	struct ptl_ni *ni;
 	long rc;
 
@@ -282,24 +310,7 @@ long ptl_ioctl_data(struct ptl_file *pf, void *arg)
 			       args->put_md_handle : args->md_handle);
 	if (!ni)
 		return PTL_MD_INVALID;
-	if (args->target_nid != ni->nid) {
-		rc = ptl_remote_data(ni, args);
-		goto out_put;
-	}
-	x = ptl_xfer_get(ni);
-	if (!x) {
-		rc = PTL_NO_SPACE;
-		goto out_put;
-	}
-	x->ini = ni;
-	x->tgt = NULL;
-	rc = ptl_data_start(ni, args, &x->imsg);
-	if (rc == PTL_OK) {
-		ptl_trace_request(&x->imsg, args->op);
-		ptl_send(x);
-	}
-	ptl_xfer_put(ni, x);
-out_put:
+	rc = ptl_data_call(ni, args);
 	ptl_ni_put(ni);
 	return rc;
 }

@@ -118,6 +118,9 @@ static void ptl_ni_release(struct kref *ref)
 	ptl_wake_put(ni->wake);
 	ptl_move_ni_release(ni);
 	atomic_long_dec(&ptl_stats.nis);
+	/* A kernel client's EQs, and its ptl_kni_fini() may return now. */
+	if (ni->kni)
+		ptl_kapi_ni_release(ni);
 	call_rcu(&ni->rcu, ptl_ni_free_rcu);
 }
 
@@ -211,34 +214,42 @@ static void ptl_ni_fill_init_reply(const struct ptl_ni *ni,
 	args->out_pid = ni->pid;
 }
 
-static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
-			 struct ptl_ioc_ni_init *args)
+/**
+ * ptl_ni_new - build an NI holding a pid, not yet active
+ * @p: what it is (interface, pid, identity, owner's accounting, hooks)
+ * @out: the NI, with one reference: the caller publishes it and sets
+ *	ni->active, or drops it with ptl_ni_put()
+ *
+ * Shared by PtlNIInit (ptl_ni_create) and kernel clients (ptl_kapi.c).
+ * Return: a Portals code.
+ */
+int ptl_ni_new(const struct ptl_ni_params *p, struct ptl_ni **out)
 {
+	struct ptl_iface *iface = p->iface;
 	struct ptlc_ni_config cfg = {};
 	struct ptl_ni *ni;
 	int rc;
 
 	/* Each NI holds a pid: max_user_nis keeps one user from taking all. */
-	if (!ptl_user_add_ni(&pf->acct))
+	if (!ptl_user_add_ni(p->acct))
 		return PTL_NO_SPACE;
 	ni = kzalloc(sizeof(*ni), GFP_KERNEL_ACCOUNT);
 	if (!ni) {
-		ptl_user_del_ni(&pf->acct);
+		ptl_user_del_ni(p->acct);
 		return PTL_NO_SPACE;
 	}
 	kref_init(&ni->ref);
 	INIT_WORK(&ni->release_work, ptl_ni_release_work);
 	ni->iface = iface;
 	ni->slot = iface->index;
-	ni->owner = get_pid(task_tgid(current));
-	get_task_comm(ni->comm, current);
-	ptl_acct_copy(&ni->acct, &pf->acct);
+	ptl_acct_copy(&ni->acct, p->acct);
 	spin_lock_init(&ni->swap_lock);
 	xa_init_flags(&ni->eq_maps, XA_FLAGS_ALLOC1);
 
 	/* The nid cannot change while the interface counts an NI. */
 	mutex_lock(&iface->pn->lock);
-	rc = ptl_iface_claim_pid(iface, args->pid, ni, pf->euid, &ni->pid);
+	rc = ptl_iface_claim_pid(iface, p->pid, ni, p->uid, p->trusted,
+				 &ni->pid);
 	if (rc == PTL_OK) {
 		atomic_inc(&iface->nis);
 		cfg.nid = iface->nid;
@@ -249,30 +260,20 @@ static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
 
 	cfg.slot = ni->slot;
 	cfg.pid = ni->pid;
-	cfg.uid = from_kuid_munged(&init_user_ns, pf->euid);
-	/*
-	 * Job ids come only from a trusted launcher. Without one the NI is
-	 * in no job: PTL_JID_NONE, which no pid can equal, so no process can
-	 * pass an ACL entry naming a job by picking a pid (decisions.md).
-	 */
-	cfg.jid = pf->jid_set ? pf->jid : PTL_JID_NONE;
-	if (args->flags & PTL_NI_INIT_DESIRED)
-		cfg.desired = (const ptl_ni_limits_t *)&args->desired;
-	cfg.ops = &ptl_core_ops;
+	cfg.uid = from_kuid_munged(&init_user_ns, p->uid);
+	cfg.jid = p->jid;
+	cfg.desired = p->desired;
+	cfg.ops = p->ops;
 	cfg.glue = ni;
 	rc = ptlc_ni_create(&cfg, &ni->core);
 	if (rc != PTL_OK)
 		goto err_pid;
 	ni->handle = ptlc_ni_handle(ni->core);
 	ni->nid = cfg.nid;
-
-	kref_get(&pf->wake->ref);
-	ni->wake = pf->wake;
+	kref_get(&p->wake->ref);
+	ni->wake = p->wake;
 	atomic_long_inc(&ptl_stats.nis);
-	rcu_assign_pointer(pf->ni[ni->slot], ni);
-	/* Intra-node senders find it by pid from now on. */
-	smp_store_release(&ni->active, true);
-	ptl_ni_fill_init_reply(ni, args);
+	*out = ni;
 	return PTL_OK;
 
 err_pid:
@@ -284,6 +285,41 @@ err_free:
 	/* A sender may have seen it (inactive) in the pid table. */
 	call_rcu(&ni->rcu, ptl_ni_free_rcu);
 	return rc;
+}
+
+static int ptl_ni_create(struct ptl_file *pf, struct ptl_iface *iface,
+			 struct ptl_ioc_ni_init *args)
+{
+	struct ptl_ni_params p = {
+		.iface = iface,
+		.pid = args->pid,
+		.acct = &pf->acct,
+		.uid = pf->euid,
+		/*
+		 * Job ids come only from a trusted launcher. Without one the
+		 * NI is in no job: PTL_JID_NONE, which no pid can equal, so
+		 * no process can pass an ACL entry naming a job by picking a
+		 * pid (decisions.md).
+		 */
+		.jid = pf->jid_set ? pf->jid : PTL_JID_NONE,
+		.ops = &ptl_core_ops,
+		.wake = pf->wake,
+	};
+	struct ptl_ni *ni;
+	int rc;
+
+	if (args->flags & PTL_NI_INIT_DESIRED)
+		p.desired = (const ptl_ni_limits_t *)&args->desired;
+	rc = ptl_ni_new(&p, &ni);
+	if (rc != PTL_OK)
+		return rc;
+	ni->owner = get_pid(task_tgid(current));
+	get_task_comm(ni->comm, current);
+	rcu_assign_pointer(pf->ni[ni->slot], ni);
+	/* Intra-node senders find it by pid from now on. */
+	smp_store_release(&ni->active, true);
+	ptl_ni_fill_init_reply(ni, args);
+	return PTL_OK;
 }
 
 long ptl_ioctl_ni_init(struct ptl_file *pf, void *arg)

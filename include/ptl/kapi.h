@@ -35,8 +35,8 @@
  * NI, PTL_SEGV for a NULL output pointer, PTL_MD_ILLEGAL for a bad MD
  * description, ...). A handle of the wrong type, of another interface's
  * NI, or of a freed object is refused with its type's *_INVALID code. (A
- * handle of another kernel NI on the same interface is indistinguishable
- * from one of this NI's own, as with two user NIs of different processes:
+ * handle of another kernel NI on the same interface is refused only as
+ * far as its generation bits differ, which is likely but not certain:
  * keep each NI's handles with it.)
  *
  * Contexts. Unless a function says otherwise it may sleep: process context
@@ -98,6 +98,8 @@
 #include <linux/types.h>
 #include <linux/uio.h>
 
+#include <linux/portals.h>	/* PTL_MAX_INTERFACES, the pid ranges */
+#include <p3api/misc.h>		/* PTL_SR_* */
 #include <p3api/types.h>
 #include <p3/errno.h>
 
