@@ -10,6 +10,8 @@ build=${BUILD:-$top/build}
 # Where ptl.ko is: the repository root (make), or the debug kernel's build
 # of it (tools/vm/mkdebugmodules, build/debug-modules).
 moddir=${PTL_MODULE_DIR:-$top}
+# ptl_kapi_test loads the kernel API's test client from here.
+export PTL_MODULE_DIR=$moddir
 export PTL_TEST_NID=${PTL_TEST_NID:-7}
 failures=0
 
@@ -29,6 +31,10 @@ report $? "ptl.ko creates /dev/portals"
 [ "$(stat -c %a /dev/portals 2>/dev/null)" = 666 ]
 report $? "/dev/portals is usable by every user (mode 0666)"
 
+# ptl_kapi_test skips without its module: make sure that is not why.
+test -f "$moddir/ptl_kapi_test.ko"
+report $? "the kernel API's test client ptl_kapi_test.ko is built"
+
 for test in "$build"/selftests/*_test; do
 	echo "# running $(basename "$test")"
 	"$test" || failures=$((failures + 1))
@@ -44,6 +50,14 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$ptlrun" --jid 4321 -- "$hello" 2>&1 >/dev/null |
 	grep -q "setting a job id needs CAP_NET_ADMIN"
 report $? "ptlrun without CAP_NET_ADMIN is refused"
+
+# Kernel clients pin ptl.ko too; the kernel API test unloads its own.
+if grep -q '^ptl_kapi_test ' /proc/modules; then
+	report 1 "no kernel client of ptl.ko is left loaded"
+	rmmod ptl_kapi_test
+else
+	report 0 "no kernel client of ptl.ko is left loaded"
+fi
 
 # A process holding the device pins the module: rmmod must refuse.
 exec 3<>/dev/portals

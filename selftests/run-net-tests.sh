@@ -89,6 +89,13 @@ for test in $tests; do
 	"$build/selftests/$test" || failures=$((failures + 1))
 done
 unset PTL_PEER_NETNS
+# The kernel API across the wire: ptl_kapi_test.ko's kernel client on node
+# a, the process it trades puts and gets with on node b.
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running ptl_kapi_test between two nodes"
+	PTL_PEER_NETNS=/run/netns/b "$build/selftests/ptl_kapi_test" ||
+		failures=$((failures + 1))
+fi
 
 # 3. Traffic that must arrive exactly once, in order and intact.
 stress_run() {	# stress_run NAME PID COUNT_PER_PAIR
