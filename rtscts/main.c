@@ -83,9 +83,12 @@ static int __init rtscts_init(void)
 		pr_err("min_rto_ms must be >= 1 and <= max_rto_ms\n");
 		return -EINVAL;
 	}
-	err = rtscts_txf_init();
+	err = rtscts_crc_init();
 	if (err)
 		return err;
+	err = rtscts_txf_init();
+	if (err)
+		goto err_crc;
 	err = rtscts_peers_init();
 	if (err)
 		goto err_txf;
@@ -98,6 +101,8 @@ err_peers:
 	rtscts_peers_exit();
 err_txf:
 	rtscts_txf_exit();
+err_crc:
+	rtscts_crc_exit();
 	return err;
 }
 
@@ -107,6 +112,7 @@ static void __exit rtscts_exit(void)
 	ptl_transport_unregister(&rtscts_transport);
 	rtscts_peers_exit();
 	rtscts_txf_exit();
+	rtscts_crc_exit();
 }
 
 module_init(rtscts_init);
@@ -116,3 +122,4 @@ MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Portals over Ethernet: reliable frames with RTS/CTS");
 MODULE_AUTHOR("Portals for Linux developers");
 MODULE_IMPORT_NS(PORTALS);
+MODULE_SOFTDEP("pre: crc32c");

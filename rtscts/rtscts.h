@@ -206,6 +206,8 @@ int rtscts_configure(struct ptl_binding *b, const struct ptl_bind_config *cfg,
 		     struct netlink_ext_ack *extack);
 void rtscts_unbind(struct ptl_binding *b);
 u32 rtscts_mtu(const struct rtscts_if *rif);
+int rtscts_crc_init(void);
+void rtscts_crc_exit(void);
 u32 rtscts_crc32c(u32 seed, const u8 *p, size_t n);
 bool rtscts_resolve(struct rtscts_peer *peer);
 struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, unsigned int linear,
