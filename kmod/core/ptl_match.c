@@ -58,24 +58,125 @@ void ptlc_md_advance(struct ptlc_md *md, u64 mlength)
 		md->maxed = true;
 }
 
-/* Walks the portal's list in order; the first MD that accepts wins. */
+/* A hash chain filtered to one key: the exact entries of one source class. */
+struct mh_cursor {
+	struct ptlc_list *head;
+	struct ptlc_list *at;	/* the current candidate, or head */
+	ptl_pt_index_t pt;
+	ptl_process_id_t id;
+	ptl_match_bits_t bits;
+};
+
+/* Moves c->at to the first entry of c's key at or after l. */
+static void cursor_seek(struct mh_cursor *c, struct ptlc_list *l)
+{
+	for (; l != c->head; l = l->next) {
+		const struct ptlc_me *me = ptlc_me_of_ilink(l);
+
+		if (me->match_bits == c->bits && me->pt_index == c->pt &&
+		    me->match_id.nid == c->id.nid &&
+		    me->match_id.pid == c->id.pid)
+			break;
+	}
+	c->at = l;
+}
+
+/*
+ * The cursors of the source classes that can match src (an exact ME's
+ * match_id names src's nid or PTL_NID_ANY, and src's pid or PTL_PID_ANY)
+ * and have entries. A src that itself carries an ANY value would name the
+ * same key twice: that class is skipped.
+ */
+static int mh_cursors(const struct ptlc_ni *ni, const struct ptl_hdr *hdr,
+		      struct mh_cursor *c)
+{
+	const struct ptlc_mh *mh = &ni->mh;
+	int cls, n = 0;
+
+	if (!mh->count)
+		return 0;
+	for (cls = 0; cls < PTLC_MH_CLASSES; cls++) {
+		ptl_process_id_t id = hdr->src;
+		u32 b;
+
+		if (cls & 1) {
+			if (id.nid == PTL_NID_ANY)
+				continue;
+			id.nid = PTL_NID_ANY;
+		}
+		if (cls & 2) {
+			if (id.pid == PTL_PID_ANY)
+				continue;
+			id.pid = PTL_PID_ANY;
+		}
+		/* The class of the key itself: src may carry ANY values. */
+		if (!mh->nclass[(id.nid == PTL_NID_ANY ? 1 : 0) |
+				(id.pid == PTL_PID_ANY ? 2 : 0)])
+			continue;
+		b = ptlc_mh_bucket(mh, hdr->pt_index, id, hdr->match_bits);
+		c[n].head = &mh->buckets[b];
+		c[n].pt = hdr->pt_index;
+		c[n].id = id;
+		c[n].bits = hdr->match_bits;
+		cursor_seek(&c[n], c[n].head->next);
+		n++;
+	}
+	return n;
+}
+
+static bool me_takes(const struct ptlc_me *me, const struct ptl_hdr *hdr,
+		     u32 op_bits, struct ptlc_match *m)
+{
+	if (!me->md || !ptlc_me_matches(me, hdr->src, hdr->match_bits))
+		return false;
+	if (!ptlc_md_accepts(me->md, op_bits, hdr->offset, hdr->rlength,
+			     &m->offset, &m->mlength))
+		return false;
+	m->md = me->md;
+	return true;
+}
+
+/*
+ * The first entry in list order whose MD accepts wins (8.1). The portal's
+ * entries are split between the hash chains (exact entries) and the wild
+ * list (the rest), each in list order; this merges the candidates of the
+ * chains of src's key with the wild list by position, so the result is
+ * that of walking the whole list, entries whose MD is absent or refuses
+ * included. Cost: the candidates of the key plus the wild entries before
+ * the winner.
+ */
 bool ptlc_match_request(struct ptlc_ni *ni, const struct ptl_hdr *hdr,
 			u32 op_bits, struct ptlc_match *m)
 {
-	struct ptlc_list *head = &ni->pt[hdr->pt_index].mes;
-	struct ptlc_list *pos;
+	struct ptlc_list *wild = &ni->pt[hdr->pt_index].wild;
+	struct ptlc_list *w = wild->next;
+	struct mh_cursor c[PTLC_MH_CLASSES];
+	int i, n = mh_cursors(ni, hdr, c);
 
-	for (pos = head->next; pos != head; pos = pos->next) {
-		struct ptlc_me *me = PTLC_CONTAINER_OF(pos, struct ptlc_me,
-						       link);
+	for (;;) {
+		struct ptlc_me *best = NULL, *me;
+		int bi = 0;
 
-		if (!me->md || !ptlc_me_matches(me, hdr->src, hdr->match_bits))
-			continue;
-		if (ptlc_md_accepts(me->md, op_bits, hdr->offset, hdr->rlength,
-				    &m->offset, &m->mlength)) {
-			m->md = me->md;
-			return true;
+		for (i = 0; i < n; i++) {
+			if (c[i].at == c[i].head)
+				continue;
+			me = ptlc_me_of_ilink(c[i].at);
+			if (!best || me->pos < best->pos) {
+				best = me;
+				bi = i;
+			}
 		}
+		for (; w != wild; w = w->next) {
+			me = ptlc_me_of_ilink(w);
+			if (best && me->pos > best->pos)
+				break;
+			if (me_takes(me, hdr, op_bits, m))
+				return true;
+		}
+		if (!best)
+			return false;
+		cursor_seek(&c[bi], c[bi].at->next);
+		if (me_takes(best, hdr, op_bits, m))
+			return true;
 	}
-	return false;
 }

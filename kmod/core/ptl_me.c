@@ -70,6 +70,7 @@ static int me_create(struct ptlc_ni *ni, const struct me_params *p,
 	me->ignore_bits = p->ignore_bits;
 	me->unlink = p->unlink;
 	ptlc_list_init(&me->link);
+	ptlc_list_init(&me->ilink);
 	for (;;) {
 		ptl_lock(&ni->lock);
 		rc = me_link(ni, me, w);
@@ -95,6 +96,8 @@ static int me_create(struct ptlc_ni *ni, const struct me_params *p,
 	ptlc_chunk_free(ni, spare);
 	if (rc)
 		ptlc_free(ni, me, sizeof(*me));
+	else
+		ptlc_mh_grow(ni);
 	return rc;
 }
 

@@ -106,8 +106,11 @@ static void init_tables(struct ptlc_ni *ni, u32 seed)
 		       seed);
 	ptlc_htab_init(&ni->eqs, PTLC_OBJ_EQ, ni->slot, ni->limits.max_eqs,
 		       seed);
-	for (i = 0; i <= (u32)ni->limits.max_pt_index; i++)
+	for (i = 0; i <= (u32)ni->limits.max_pt_index; i++) {
 		ptlc_list_init(&ni->pt[i].mes);
+		ptlc_list_init(&ni->pt[i].wild);
+	}
+	ni->mh.gap_shift = PTLC_POS_GAP_SHIFT;
 	ptlc_acl_init(ni);
 }
 
@@ -175,6 +178,7 @@ void ptlc_ni_destroy(struct ptlc_ni *ni)
 		ptlc_eq_destroy(ni, obj);
 	ptl_unlock(&ni->lock);
 
+	ptlc_mh_destroy(ni);
 	ptlc_htab_destroy(ni, &ni->mes);
 	ptlc_htab_destroy(ni, &ni->mds);
 	ptlc_htab_destroy(ni, &ni->eqs);

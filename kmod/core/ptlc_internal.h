@@ -120,8 +120,31 @@ void ptlc_chunk_free(struct ptlc_ni *ni, void *chunk);
 
 struct ptlc_pt {
 	struct ptlc_list mes;	/* the match list, in search order */
+	struct ptlc_list wild;	/* its entries not in the hash, in order */
 	u32 len;
 	u32 max_len;
+};
+
+/*
+ * The exact-match index (ptl_pt.c): every ME without ignore bits sits in
+ * a hash chain keyed on (portal, match_id as given, match_bits), every
+ * other ME on its portal's wild list. Both keep list order by position
+ * (ptlc_me.pos, increasing along the portal's list), so matching merges
+ * them and still takes the first entry in list order.
+ */
+#define PTLC_MH_CLASSES		4	/* source given/ANY for nid and pid */
+#define PTLC_MH_MIN_BUCKETS	64U
+#define PTLC_MH_MAX_BUCKETS	65536U
+#define PTLC_POS_GAP_SHIFT	32	/* default spacing of positions */
+
+struct ptlc_mh {
+	struct ptlc_list *buckets;	/* NULL until the first exact ME */
+	u32 mask;			/* nbuckets - 1 */
+	u32 count;			/* MEs in the hash */
+	u32 stranded;			/* exact MEs on wild lists (no table) */
+	u32 nclass[PTLC_MH_CLASSES];	/* MEs in the hash per source class */
+	u32 gap_shift;			/* tests shrink it to force relabels */
+	u64 relabels;			/* entries renumbered, for tests */
 };
 
 struct ptlc_ace {
@@ -132,13 +155,16 @@ struct ptlc_ace {
 };
 
 struct ptlc_me {
-	struct ptlc_list link;
+	struct ptlc_list link;	/* the portal's list */
+	struct ptlc_list ilink;	/* a hash chain or the portal's wild list */
+	u64 pos;		/* increases along the portal's list */
 	u32 index;
 	ptl_pt_index_t pt_index;
 	ptl_process_id_t match_id;
 	ptl_match_bits_t match_bits;
 	ptl_match_bits_t ignore_bits;
 	ptl_unlink_t unlink;
+	bool hashed;
 	struct ptlc_md *md;
 };
 
@@ -190,6 +216,7 @@ struct ptlc_ni {
 	struct ptlc_htab mes;
 	struct ptlc_htab mds;
 	struct ptlc_htab eqs;
+	struct ptlc_mh mh;
 };
 
 /* ---- allocation with leak accounting (ptl_ni.c) ---- */
@@ -208,6 +235,20 @@ int ptlc_pt_insert(struct ptlc_ni *ni, struct ptlc_me *me,
 		   struct ptlc_list *prev, struct ptlc_list *next);
 void ptlc_pt_remove(struct ptlc_ni *ni, struct ptlc_me *me);
 int ptlc_pt_first_free(struct ptlc_ni *ni, ptl_pt_index_t *index);
+/*
+ * Grows the exact-match hash if it is due; NI lock NOT held, process
+ * context. Never needed for correctness: without it (or when allocation
+ * fails) entries wait on the wild lists or in longer chains.
+ */
+void ptlc_mh_grow(struct ptlc_ni *ni);
+void ptlc_mh_destroy(struct ptlc_ni *ni);
+static inline struct ptlc_me *ptlc_me_of_ilink(struct ptlc_list *l)
+{
+	return PTLC_CONTAINER_OF(l, struct ptlc_me, ilink);
+}
+
+u32 ptlc_mh_bucket(const struct ptlc_mh *mh, ptl_pt_index_t pt,
+		   ptl_process_id_t id, ptl_match_bits_t bits);
 
 /* ---- match entries (ptl_me.c) ---- */
 
