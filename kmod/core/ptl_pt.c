@@ -16,22 +16,20 @@ static struct ptlc_me *me_of(struct ptlc_list *l)
 	return PTLC_CONTAINER_OF(l, struct ptlc_me, link);
 }
 
-static u64 mix64(u64 x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
+/*
+ * Multiplicative hashing: the key's words folded with odd constants, the
+ * bucket taken from the high bits of one more product (mask < 2^24).
+ */
 u32 ptlc_mh_bucket(const struct ptlc_mh *mh, ptl_pt_index_t pt,
 		   ptl_process_id_t id, ptl_match_bits_t bits)
 {
-	u64 src = ((u64)id.nid << 32) | id.pid;
+	u64 x = bits * 0x9e3779b97f4a7c15ULL;
 
-	return (u32)mix64(bits ^ mix64(src ^ ((u64)pt << 48))) & mh->mask;
+	x ^= (((u64)id.nid << 32) | id.pid) * 0xc2b2ae3d27d4eb4fULL;
+	x ^= (u64)pt * 0x165667b19e3779f9ULL;
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	return (u32)(x >> 40) & mh->mask;
 }
 
 static u32 source_class(const struct ptlc_me *me)

@@ -154,18 +154,19 @@ struct ptlc_ace {
 	ptl_pt_index_t pt_index;
 };
 
+/* What matching reads comes first (56 bytes). */
 struct ptlc_me {
-	struct ptlc_list link;	/* the portal's list */
 	struct ptlc_list ilink;	/* a hash chain or the portal's wild list */
 	u64 pos;		/* increases along the portal's list */
-	u32 index;
-	ptl_pt_index_t pt_index;
-	ptl_process_id_t match_id;
 	ptl_match_bits_t match_bits;
 	ptl_match_bits_t ignore_bits;
+	ptl_process_id_t match_id;
+	struct ptlc_md *md;
+	struct ptlc_list link;	/* the portal's list */
+	u32 index;
+	ptl_pt_index_t pt_index;
 	ptl_unlink_t unlink;
 	bool hashed;
-	struct ptlc_md *md;
 };
 
 struct ptlc_md {
