@@ -155,6 +155,7 @@ bool ptlc_match_request(struct ptlc_ni *ni, const struct ptl_hdr *hdr,
 
 	for (;;) {
 		struct ptlc_me *best = NULL, *me;
+		u64 limit = ~0ULL;	/* above every position */
 		int bi = 0;
 
 		for (i = 0; i < n; i++) {
@@ -166,9 +167,18 @@ bool ptlc_match_request(struct ptlc_ni *ni, const struct ptl_hdr *hdr,
 				bi = i;
 			}
 		}
+		if (best)
+			limit = best->pos;
+		/*
+		 * Wild entries ahead of the best exact candidate. Those without
+		 * an MD are skipped before the position test: they cannot win,
+		 * and this keeps their cost that of the plain walk.
+		 */
 		for (; w != wild; w = w->next) {
 			me = ptlc_me_of_ilink(w);
-			if (best && me->pos > best->pos)
+			if (!me->md)
+				continue;
+			if (me->pos > limit)
 				break;
 			if (me_takes(me, hdr, op_bits, m))
 				return true;
