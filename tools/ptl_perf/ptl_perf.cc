@@ -154,6 +154,8 @@ struct Options {
   bool ack = false;            // portals: request ACKs and wait for them
   bool latency = true, bandwidth = true;
   int probe_iters = 2000;  // 0: no call-cost probe
+  int posted = 0;          // portals: MEs that never match, ahead of the data ME
+  bool posted_wildcard = false;
 };
 
 size_t ParseSize(const std::string& s) {
@@ -194,6 +196,9 @@ void Usage() {
       "  --ack                portals: request an ACK per put and wait for it\n"
       "  --transports=LIST    any of portals,unix,pipe,udp,tcp,shm (default all)\n"
       "  --probe-iters=N      iterations of each Portals call-cost probe (default 2000, 0: off)\n"
+      "  --posted=N           portals: N MEs that never match ahead of the data ME (the\n"
+      "                       matching cost of a long list; at most 65,000)\n"
+      "  --posted-kind=K      exact (no ignore bits, the default) or wildcard (ignore bits)\n"
       "  --no-latency, --no-bandwidth\n");
 }
 
@@ -232,6 +237,12 @@ Options Parse(int argc, char** argv) {
       o.latency = false;
     } else if (a == "--no-bandwidth") {
       o.bandwidth = false;
+    } else if ((v = val("--posted"))) {
+      o.posted = std::atoi(v);
+    } else if ((v = val("--posted-kind"))) {
+      if (std::strcmp(v, "exact") != 0 && std::strcmp(v, "wildcard") != 0)
+        Die("--posted-kind must be exact or wildcard");
+      o.posted_wildcard = std::strcmp(v, "wildcard") == 0;
     } else if ((v = val("--probe-iters"))) {
       o.probe_iters = std::atoi(v);
     } else {
@@ -243,6 +254,7 @@ Options Parse(int argc, char** argv) {
   if (o.warmup < 0 || o.warmup > 100000) Die("--warmup must be 0..100000");
   if (o.probe_iters < 0 || o.probe_iters > 1000000) Die("--probe-iters must be 0..1000000");
   if (o.window < 2 || o.window > 4096) Die("--window must be 2..4096");
+  if (o.posted < 0 || o.posted > 65000) Die("--posted must be 0..65000");
   for (size_t s : o.lat_sizes)
     if (s < 1 || s > MiB) Die("latency sizes must be 1..1M");
   for (size_t s : o.bw_sizes)
@@ -394,7 +406,8 @@ class PortalsEndpoint : public Endpoint {
   static constexpr ptl_pt_index_t kPortal = 4;
   static constexpr ptl_match_bits_t kData = 0xda7a, kCredit = 0xc4ed;
 
-  PortalsEndpoint(int window, bool ack) : window_(window), ack_(ack) {}
+  PortalsEndpoint(int window, bool ack, int posted, bool posted_wildcard)
+      : window_(window), ack_(ack), posted_(posted), posted_wildcard_(posted_wildcard) {}
   ~PortalsEndpoint() override {
     if (up_) PtlFini();
   }
@@ -413,6 +426,14 @@ class PortalsEndpoint : public Endpoint {
     const ptl_process_id_t any{PTL_NID_ANY, PTL_PID_ANY};
     const unsigned rx_opts = PTL_MD_OP_PUT | PTL_MD_MANAGE_REMOTE | PTL_MD_EVENT_START_DISABLE;
     ptl_handle_me_t me;
+    // Entries every incoming put is matched against first (no MD: the
+    // list walk skips them as fast as it can). Their bits never match.
+    for (int i = 0; i < posted_; i++) {
+      const ptl_match_bits_t bits =
+          posted_wildcard_ ? (0x6ULL << 60) | (uint64_t(i) << 8) : (0x5ULL << 60) | uint64_t(i);
+      Ptl("PtlMEAttach (posted)", PtlMEAttach(ni_, kPortal, any, bits, posted_wildcard_ ? 0xff : 0,
+                                              PTL_RETAIN, PTL_INS_AFTER, &me));
+    }
     Ptl("PtlMEAttach (data)",
         PtlMEAttach(ni_, kPortal, any, kData, 0, PTL_RETAIN, PTL_INS_AFTER, &me));
     Ptl("PtlMDAttach (data)", PtlMDAttach(me, Md(rx_, cap_, rx_opts), PTL_RETAIN, &rx_md_));
@@ -586,6 +607,8 @@ class PortalsEndpoint : public Endpoint {
 
   int window_;
   bool ack_;
+  int posted_;
+  bool posted_wildcard_;
   bool up_ = false;
   ptl_handle_ni_t ni_{};
   ptl_handle_eq_t eq_{};
@@ -833,7 +856,7 @@ Results RunAll(const Pair& pr, const Options& o, const Fds& fds) {
     const std::string& t = o.transports[ti];
     std::unique_ptr<Endpoint> ep;
     if (t == "portals") {
-      auto p = std::make_unique<PortalsEndpoint>(o.window, o.ack);
+      auto p = std::make_unique<PortalsEndpoint>(o.window, o.ack, o.posted, o.posted_wildcard);
       p->Attach(tx.p, rx.p, cap);
       ptl_process_id_t self = p->Open();
       pr.Tell(self);
@@ -968,8 +991,9 @@ int main(int argc, char** argv) {
   close(c2p[1]);
   std::printf(
       "ptl_perf: %zu transports, latency %s (%d timed round trips, %d warm-up), "
-      "bandwidth %s\n",
-      o.transports.size(), o.latency ? "on" : "off", o.iters, o.warmup, o.bandwidth ? "on" : "off");
+      "bandwidth %s, %d %s MEs posted ahead\n",
+      o.transports.size(), o.latency ? "on" : "off", o.iters, o.warmup, o.bandwidth ? "on" : "off",
+      o.posted, o.posted_wildcard ? "wildcard" : "exact");
   std::fflush(stdout);
   Results r = RunAll(Pair{true, c2p[0], p2c[1]}, o, fds);
   int status = 0;
