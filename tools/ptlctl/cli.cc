@@ -243,6 +243,59 @@ Command MonitorCommand(Words& w) {
   return c;
 }
 
+Command BlkCommand(Words& w) {
+  std::string_view verb = w.Verb({"show", "list", "attach", "detach", "help"});
+  auto index = [&](std::string_view command, std::string_view text) {
+    std::string_view t = text.starts_with("ptlblk") ? text.substr(6) : text;
+    auto v = ParseU32(t);
+    if (!v)
+      throw UsageError(w.object(), std::string(command) + ": bad device " + Quoted(text) +
+                                       " (an index or a name: 0, ptlblk0)");
+    return *v;
+  };
+  if (verb == "show") {
+    BlkShow c;
+    if (!w.empty()) c.index = index("blk show", w.Next(""));
+    if (!w.empty()) throw UsageError(w.object(), "blk show: unexpected " + Quoted(w.Peek()));
+    return c;
+  }
+  if (verb == "detach") {
+    BlkDetach c;
+    c.index = index("blk detach", w.Next("blk detach needs a device: blk detach ptlblk0"));
+    if (!w.empty()) throw UsageError(w.object(), "blk detach: unexpected " + Quoted(w.Peek()));
+    return c;
+  }
+  BlkAttach c;
+  c.nid = NidValue(w, "blk attach", w.Next("blk attach needs the server's nid"));
+  Keywords(
+      w, "blk attach", {"pid", "iface", "queue-depth", "max-request", "timeout"},
+      [&](std::string_view kw, std::string_view value) {
+        auto bad = [&](const char* forms) {
+          return UsageError(w.object(), "blk attach: bad " + std::string(kw) + " " + Quoted(value) +
+                                            " (" + forms + ")");
+        };
+        if (kw == "pid") {
+          if (!(c.pid = ParsePid(value))) throw bad("0 .. 65534");
+        } else if (kw == "iface") {
+          c.iface = IfaceValue(w, "blk attach", value);
+        } else if (kw == "queue-depth") {
+          if (!(c.queue_depth = ParseU32(value)) || *c.queue_depth == 0 || *c.queue_depth > 1024)
+            throw bad("1 .. 1024");
+        } else if (kw == "max-request") {
+          auto bytes = ParseSize(value);
+          if (!bytes || *bytes < 4096 || *bytes % 512) throw bad("bytes: 4K .. 8G, 128K, 1M");
+          c.max_sectors = *bytes / 512;
+        } else {
+          auto ms = ParseU32(value);
+          if (!ms || *ms == 0 || *ms > 3600) throw bad("seconds: 1 .. 3600");
+          c.timeout_ms = *ms * 1000;
+        }
+      });
+  if (c.nid == UINT32_MAX)
+    throw UsageError(w.object(), "blk attach: 255.255.255.255 is PTL_NID_ANY, not a node");
+  return c;
+}
+
 }  // namespace
 
 std::string_view ObjectName(Object o) {
@@ -261,6 +314,8 @@ std::string_view ObjectName(Object o) {
       return "pid";
     case Object::kMonitor:
       return "monitor";
+    case Object::kBlk:
+      return "blk";
   }
   return "";
 }
@@ -328,8 +383,9 @@ CommandLine ParseCommandLine(const std::vector<std::string>& args) {
   if (i >= args.size()) throw UsageError(Object::kNone, "no object given");
 
   Words w(args, i + 1, Object::kNone);
-  std::string_view object = MatchWord(
-      args[i], {"iface", "peer", "ni", "stats", "pid", "monitor", "help"}, "object", Object::kNone);
+  std::string_view object =
+      MatchWord(args[i], {"iface", "peer", "ni", "stats", "pid", "monitor", "blk", "help"},
+                "object", Object::kNone);
   try {
     if (object == "help") {
       if (!w.empty()) throw UsageError(Object::kNone, "help: unexpected " + Quoted(w.Peek()));
@@ -349,6 +405,9 @@ CommandLine ParseCommandLine(const std::vector<std::string>& args) {
     } else if (object == "pid") {
       w.set_object(Object::kPid);
       cl.command = PidCommand(w);
+    } else if (object == "blk") {
+      w.set_object(Object::kBlk);
+      cl.command = BlkCommand(w);
     } else {
       w.set_object(Object::kMonitor);
       cl.command = MonitorCommand(w);
@@ -390,6 +449,12 @@ std::string Describe(const Command& command) {
           return "pid unreserve " + std::to_string(c.pid) + iface(c.iface);
         else if constexpr (std::is_same_v<T, Monitor>)
           return "monitor";
+        else if constexpr (std::is_same_v<T, BlkShow>)
+          return c.index ? "blk show ptlblk" + std::to_string(*c.index) : "blk show";
+        else if constexpr (std::is_same_v<T, BlkAttach>)
+          return "blk attach " + NidToDotted(c.nid);
+        else if constexpr (std::is_same_v<T, BlkDetach>)
+          return "blk detach ptlblk" + std::to_string(c.index);
         else
           return "help";
       },
@@ -401,7 +466,7 @@ std::string Usage(Object o) {
     case Object::kNone:
       return "Usage: ptlctl [OPTIONS] OBJECT { COMMAND | help }\n"
              "       ptlctl help\n"
-             "where  OBJECT := { iface | peer | ni | stats | pid | monitor }\n"
+             "where  OBJECT := { iface | peer | ni | stats | pid | monitor | blk }\n"
              "       OPTIONS := { -j[son] | -p[retty] | -s[tats] | -h[elp] | -V[ersion] }\n"
              "\n"
              "Configures and inspects Portals for Linux (ptl.ko) over generic netlink.\n"
@@ -450,6 +515,17 @@ std::string Usage(Object o) {
       return "Usage: ptlctl [-j] monitor [count N]\n"
              "Prints peer events (up, unreachable, restarted, reset) as they happen,\n"
              "until interrupted or after N events. With -j, one JSON object per line.\n";
+    case Object::kBlk:
+      return "Usage: ptlctl [-s] blk show [DEV]\n"
+             "       ptlctl blk attach NID [pid PID] [iface IFACE] [queue-depth N]\n"
+             "                             [max-request BYTES] [timeout SECONDS]\n"
+             "       ptlctl blk detach DEV\n"
+             "where  DEV := { 0 | ptlblk0 | ... }\n"
+             "       NID := the node ptlblk-server runs on; PID its Portals pid (42)\n"
+             "Block devices over Portals (ptlblk.ko): attach connects to the server and\n"
+             "adds /dev/ptlblkN in this network namespace; a server that stops answering\n"
+             "for the timeout (30 s) makes the device dead: its I/O fails, unmount it,\n"
+             "detach it and attach again. Attach and detach need CAP_SYS_ADMIN.\n";
   }
   return "";
 }

@@ -13,11 +13,12 @@
 #include <variant>
 #include <vector>
 
+#include "blk.h"
 #include "parse.h"
 
 namespace ptlctl {
 
-enum class Object { kNone, kIface, kPeer, kNi, kStats, kPid, kMonitor };
+enum class Object { kNone, kIface, kPeer, kNi, kStats, kPid, kMonitor, kBlk };
 
 std::string_view ObjectName(Object o);
 
@@ -84,9 +85,9 @@ struct Monitor {
   uint64_t count = 0;  // stop after this many events; 0: until interrupted
 };
 
-using Command =
-    std::variant<Help, Version, IfaceShow, IfaceSet, IfaceUnbind, PeerShow, PeerAdd, PeerDel,
-                 NiShow, StatsShow, PidShow, PidReserve, PidUnreserve, Monitor>;
+using Command = std::variant<Help, Version, IfaceShow, IfaceSet, IfaceUnbind, PeerShow, PeerAdd,
+                             PeerDel, NiShow, StatsShow, PidShow, PidReserve, PidUnreserve, Monitor,
+                             BlkShow, BlkAttach, BlkDetach>;
 
 // The global options.
 struct Options {

@@ -79,7 +79,8 @@ Request BuildRequest(const Command& command) {
       [](const auto& c) -> Request {
         using T = std::decay_t<decltype(c)>;
         if constexpr (std::is_same_v<T, Help> || std::is_same_v<T, Version> ||
-                      std::is_same_v<T, Monitor>)
+                      std::is_same_v<T, Monitor> || std::is_same_v<T, BlkShow> ||
+                      std::is_same_v<T, BlkAttach> || std::is_same_v<T, BlkDetach>)
           throw std::logic_error("no request for this command");
         else
           return Build(c);

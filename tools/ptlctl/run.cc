@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <linux/portals_netlink.h>
+#include <linux/ptlblk.h>
+#include <linux/ptlblk_netlink.h>
 #include <net/if.h>
 #include <signal.h>
 
@@ -13,6 +15,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "blk.h"
 #include "objects.h"
 #include "render.h"
 #include "request.h"
@@ -21,6 +24,9 @@ namespace ptlctl {
 
 const char kFamilyMissing[] =
     "ptlctl: the portals generic netlink family is missing: is ptl.ko loaded?\n";
+
+const char kBlkFamilyMissing[] =
+    "ptlctl: the ptlblk generic netlink family is missing: is ptlblk.ko loaded?\n";
 
 namespace {
 
@@ -73,6 +79,15 @@ std::string Hint(const Command& command, int error) {
             return "ranges may not overlap: ptlctl pid show lists the reserved ones";
         } else if constexpr (std::is_same_v<T, PidUnreserve>) {
           if (error == ENOENT) return "give the first pid of a range: ptlctl pid show lists them";
+        } else if constexpr (std::is_same_v<T, BlkAttach>) {
+          if (error == EHOSTUNREACH)
+            return "is ptlblk-server running there (pid " +
+                   std::to_string(c.pid.value_or(PTLBLK_SERVER_PID)) + "), and is interface " +
+                   Index(c.iface.value_or(0)) + " bound on both nodes? (ptlctl iface show)";
+          if (error == ENODEV) return "bind the interface first: ptlctl iface bind IFACE dev NAME";
+        } else if constexpr (std::is_same_v<T, BlkDetach> || std::is_same_v<T, BlkShow>) {
+          if (error == EBUSY) return "unmount it (and close it) first";
+          if (error == ENODEV) return "ptlctl blk show lists the devices of this namespace";
         }
         return "";
       },
@@ -144,6 +159,34 @@ int RunMonitor(Session& s, const Options& o, const Monitor& m) {
   return kExitOk;
 }
 
+int RunBlk(const CommandLine& cl) {
+  const Options& o = cl.options;
+  BlkRequest br = std::visit(
+      [](const auto& c) -> BlkRequest {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, BlkShow> || std::is_same_v<T, BlkAttach> ||
+                      std::is_same_v<T, BlkDetach>)
+          return BuildBlkRequest(c);
+        else
+          return {};
+      },
+      cl.command);
+  Session s(PTLBLK_GENL_NAME, PTLBLK_GENL_VERSION);
+  std::vector<Reply> replies = s.Run(Request{br.cmd, br.dump, br.attrs});
+  for (const std::string& w : s.warnings())
+    std::fprintf(stderr, "ptlctl: warning: %s\n", w.c_str());
+  if (std::holds_alternative<BlkDetach>(cl.command)) return kExitOk;
+  std::vector<BlkDev> list;
+  for (const Reply& r : replies) list.push_back(DecodeBlkDev(r.attrs));
+  SortBy(list, [](const BlkDev& d) { return d.index.value_or(UINT32_MAX); });
+  // attach prints the new device (its name is what the admin needs next)
+  bool stats = o.stats && !std::holds_alternative<BlkAttach>(cl.command);
+  PrintList(
+      o, list, [&](const BlkDev& d) { return BlkText(d, stats); },
+      [&](JsonWriter& w, const BlkDev& d) { BlkJson(w, d, stats); });
+  return kExitOk;
+}
+
 int RunWithSession(Session& s, const CommandLine& cl) {
   const Options& o = cl.options;
   const Command& command = cl.command;
@@ -209,7 +252,9 @@ int RunWithSession(Session& s, const CommandLine& cl) {
 
 std::string ErrorMessage(const Command& command, const NetlinkError::Details& d) {
   std::string what = Describe(command);
-  if (d.error == EPERM) return "ptlctl: " + what + " needs CAP_NET_ADMIN (run it as root)\n";
+  if (d.error == EPERM)
+    return "ptlctl: " + what + " needs " +
+           (what.starts_with("blk ") ? "CAP_SYS_ADMIN" : "CAP_NET_ADMIN") + " (run it as root)\n";
   std::string out = "ptlctl: " + what + ": ";
   if (d.message.empty())
     out += std::strerror(d.error);
@@ -247,11 +292,15 @@ int Run(const CommandLine& cl) {
       return kExitFailed;
     }
   }
+  bool blk = std::holds_alternative<BlkShow>(command) ||
+             std::holds_alternative<BlkAttach>(command) ||
+             std::holds_alternative<BlkDetach>(command);
   try {
+    if (blk) return RunBlk(cl);
     Session s(PTL_GENL_NAME, PTL_GENL_VERSION);
     return RunWithSession(s, cl);
   } catch (const FamilyMissing&) {
-    std::fputs(kFamilyMissing, stderr);
+    std::fputs(blk ? kBlkFamilyMissing : kFamilyMissing, stderr);
   } catch (const NetlinkError& e) {
     std::fputs(ErrorMessage(command, e.details()).c_str(), stderr);
   } catch (const SessionError& e) {

@@ -24,5 +24,6 @@ std::string ErrorMessage(const Command& command, const NetlinkError::Details& d)
 
 // The message for a missing family.
 extern const char kFamilyMissing[];
+extern const char kBlkFamilyMissing[];
 
 }  // namespace ptlctl

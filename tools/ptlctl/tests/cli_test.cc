@@ -78,7 +78,30 @@ TEST(CommandLine, AmbiguousObjectOrVerbIsAUsageError) {
   EXPECT_EQ(o, Object::kIface);
   EXPECT_EQ(Error({"link"}),
             "unknown object 'link' (one of iface, peer, ni, stats, pid, "
-            "monitor, help)");
+            "monitor, blk, help)");
+}
+
+TEST(CommandLine, BlkAttachShowDetach) {
+  CommandLine cl = ParseCommandLine({"blk", "attach", "10.0.0.2", "pid", "43", "queue-depth", "8",
+                                     "max-request", "128K", "timeout", "5"});
+  auto* a = std::get_if<BlkAttach>(&cl.command);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->nid, 0x0a000002u);
+  EXPECT_EQ(a->pid, 43u);
+  EXPECT_EQ(a->queue_depth, 8u);
+  EXPECT_EQ(a->max_sectors, 256u);
+  EXPECT_EQ(a->timeout_ms, 5000u);
+  EXPECT_EQ(Describe(cl.command), "blk attach 10.0.0.2");
+  CommandLine det = ParseCommandLine({"blk", "det", "ptlblk3"});
+  auto* d = std::get_if<BlkDetach>(&det.command);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->index, 3u);
+  CommandLine show = ParseCommandLine({"blk"});
+  auto* s = std::get_if<BlkShow>(&show.command);
+  ASSERT_NE(s, nullptr);
+  EXPECT_FALSE(s->index);
+  EXPECT_EQ(Error({"blk", "attach", "10.0.0.2", "queue-depth", "0"}),
+            "blk attach: bad queue-depth '0' (1 .. 1024)");
 }
 
 TEST(CommandLine, IfaceBindTakesEveryKeyword) {
