@@ -6,6 +6,19 @@
  */
 #include "ptlc_internal.h"
 
+/*
+ * Kernels built with INIT_STACK_ALL_ZERO clear every local array; the
+ * cursors are always written before they are read.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(__uninitialized__)
+#define PTLC_NOINIT __attribute__((__uninitialized__))
+#endif
+#endif
+#ifndef PTLC_NOINIT
+#define PTLC_NOINIT
+#endif
+
 bool ptlc_me_matches(const struct ptlc_me *me, ptl_process_id_t src,
 		     ptl_match_bits_t bits)
 {
@@ -62,63 +75,58 @@ void ptlc_md_advance(struct ptlc_md *md, u64 mlength)
 struct mh_cursor {
 	struct ptlc_list *head;
 	struct ptlc_list *at;	/* the current candidate, or head */
-	ptl_pt_index_t pt;
-	ptl_process_id_t id;
-	ptl_match_bits_t bits;
+	ptl_process_id_t id;	/* the key's source (pt and bits: the request's) */
 };
 
 /* Moves c->at to the first entry of c's key at or after l. */
-static void cursor_seek(struct mh_cursor *c, struct ptlc_list *l)
+static void cursor_seek(struct mh_cursor *c, struct ptlc_list *l,
+			const struct ptl_hdr *hdr)
 {
 	for (; l != c->head; l = l->next) {
 		const struct ptlc_me *me = ptlc_me_of_ilink(l);
 
-		if (me->match_bits == c->bits && me->pt_index == c->pt &&
+		if (me->match_bits == hdr->match_bits &&
 		    me->match_id.nid == c->id.nid &&
-		    me->match_id.pid == c->id.pid)
+		    me->match_id.pid == c->id.pid &&
+		    me->pt_index == hdr->pt_index)
 			break;
 	}
 	c->at = l;
 }
 
 /*
- * The cursors of the source classes that can match src (an exact ME's
- * match_id names src's nid or PTL_NID_ANY, and src's pid or PTL_PID_ANY)
- * and have entries. A src that itself carries an ANY value would name the
- * same key twice: that class is skipped.
+ * Source classes (bit 0: nid ANY, bit 1: pid ANY) whose key can match a
+ * source with the given ANY bits of its own: the supersets of them (a
+ * sender whose nid is PTL_NID_ANY names the same key as nid ANY).
+ */
+static const u8 key_classes[4] = { 0xf, 0xa, 0xc, 0x8 };
+
+/*
+ * The cursors of the keys that can match src (an exact ME's match_id names
+ * src's nid or PTL_NID_ANY, and src's pid or PTL_PID_ANY) and have entries.
  */
 static int mh_cursors(const struct ptlc_ni *ni, const struct ptl_hdr *hdr,
 		      struct mh_cursor *c)
 {
 	const struct ptlc_mh *mh = &ni->mh;
-	int cls, n = 0;
+	u32 own = (hdr->src.nid == PTL_NID_ANY ? 1U : 0U) |
+		  (hdr->src.pid == PTL_PID_ANY ? 2U : 0U);
+	u32 probe = mh->classes & key_classes[own];
+	int n = 0;
 
-	if (!mh->count)
-		return 0;
-	for (cls = 0; cls < PTLC_MH_CLASSES; cls++) {
+	while (probe) {
+		u32 cls = (u32)__builtin_ctz(probe);
 		ptl_process_id_t id = hdr->src;
-		u32 b;
 
-		if (cls & 1) {
-			if (id.nid == PTL_NID_ANY)
-				continue;
+		probe &= probe - 1;
+		if (cls & 1)
 			id.nid = PTL_NID_ANY;
-		}
-		if (cls & 2) {
-			if (id.pid == PTL_PID_ANY)
-				continue;
+		if (cls & 2)
 			id.pid = PTL_PID_ANY;
-		}
-		/* The class of the key itself: src may carry ANY values. */
-		if (!mh->nclass[(id.nid == PTL_NID_ANY ? 1 : 0) |
-				(id.pid == PTL_PID_ANY ? 2 : 0)])
-			continue;
-		b = ptlc_mh_bucket(mh, hdr->pt_index, id, hdr->match_bits);
-		c[n].head = &mh->buckets[b];
-		c[n].pt = hdr->pt_index;
+		c[n].head = &mh->buckets[ptlc_mh_bucket(mh, hdr->pt_index, id,
+							hdr->match_bits)];
 		c[n].id = id;
-		c[n].bits = hdr->match_bits;
-		cursor_seek(&c[n], c[n].head->next);
+		cursor_seek(&c[n], c[n].head->next, hdr);
 		n++;
 	}
 	return n;
@@ -143,16 +151,39 @@ static bool me_takes(const struct ptlc_me *me, const struct ptl_hdr *hdr,
  * chains of src's key with the wild list by position, so the result is
  * that of walking the whole list, entries whose MD is absent or refuses
  * included. Cost: the candidates of the key plus the wild entries before
- * the winner.
+ * the winner. Lists of up to PTLC_MATCH_WALK_MAX entries are simply
+ * walked.
  */
 bool ptlc_match_request(struct ptlc_ni *ni, const struct ptl_hdr *hdr,
 			u32 op_bits, struct ptlc_match *m)
 {
-	struct ptlc_list *wild = &ni->pt[hdr->pt_index].wild;
+	struct ptlc_pt *pt = &ni->pt[hdr->pt_index];
+	struct ptlc_list *wild = &pt->wild;
 	struct ptlc_list *w = wild->next;
-	struct mh_cursor c[PTLC_MH_CLASSES];
-	int i, n = mh_cursors(ni, hdr, c);
+	/* Written by mh_cursors before any read: not worth zeroing. */
+	struct mh_cursor c[PTLC_MH_CLASSES] PTLC_NOINIT;
+	int i, n;
 
+	/* A short list costs less to walk than to probe. */
+	if (pt->len <= PTLC_MATCH_WALK_MAX) {
+		for (w = pt->mes.next; w != &pt->mes; w = w->next) {
+			if (me_takes(PTLC_CONTAINER_OF(w, struct ptlc_me, link),
+				     hdr, op_bits, m))
+				return true;
+		}
+		return false;
+	}
+	n = mh_cursors(ni, hdr, c);
+
+	/* The common case: one key's chain, no wild entries to merge. */
+	if (n == 1 && w == wild) {
+		for (; c[0].at != c[0].head;
+		     cursor_seek(&c[0], c[0].at->next, hdr)) {
+			if (me_takes(ptlc_me_of_ilink(c[0].at), hdr, op_bits, m))
+				return true;
+		}
+		return false;
+	}
 	for (;;) {
 		struct ptlc_me *best = NULL, *me;
 		u64 limit = ~0ULL;	/* above every position */
@@ -185,8 +216,8 @@ bool ptlc_match_request(struct ptlc_ni *ni, const struct ptl_hdr *hdr,
 		}
 		if (!best)
 			return false;
-		cursor_seek(&c[bi], c[bi].at->next);
 		if (me_takes(best, hdr, op_bits, m))
 			return true;
+		cursor_seek(&c[bi], c[bi].at->next, hdr);
 	}
 }

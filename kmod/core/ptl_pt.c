@@ -93,6 +93,7 @@ static void index_add(struct ptlc_ni *ni, struct ptlc_me *me)
 	me->hashed = true;
 	mh->count++;
 	mh->nclass[source_class(me)]++;
+	mh->classes |= 1U << source_class(me);
 }
 
 static void index_del(struct ptlc_ni *ni, struct ptlc_me *me)
@@ -101,8 +102,11 @@ static void index_del(struct ptlc_ni *ni, struct ptlc_me *me)
 
 	ptlc_list_del(&me->ilink);
 	if (me->hashed) {
+		u32 cls = source_class(me);
+
 		mh->count--;
-		mh->nclass[source_class(me)]--;
+		if (--mh->nclass[cls] == 0)
+			mh->classes &= ~(1U << cls);
 	} else if (!me->ignore_bits) {
 		mh->stranded--;
 	}

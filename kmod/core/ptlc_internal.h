@@ -136,6 +136,7 @@ struct ptlc_pt {
 #define PTLC_MH_MIN_BUCKETS	64U
 #define PTLC_MH_MAX_BUCKETS	65536U
 #define PTLC_POS_GAP_SHIFT	32	/* default spacing of positions */
+#define PTLC_MATCH_WALK_MAX	4	/* lists this short are walked */
 
 struct ptlc_mh {
 	struct ptlc_list *buckets;	/* NULL until the first exact ME */
@@ -143,6 +144,7 @@ struct ptlc_mh {
 	u32 count;			/* MEs in the hash */
 	u32 stranded;			/* exact MEs on wild lists (no table) */
 	u32 nclass[PTLC_MH_CLASSES];	/* MEs in the hash per source class */
+	u32 classes;			/* bit c: nclass[c] != 0 */
 	u32 gap_shift;			/* tests shrink it to force relabels */
 	u64 relabels;			/* entries renumbered, for tests */
 };

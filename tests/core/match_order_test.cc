@@ -402,7 +402,10 @@ class Driver {
     }
     ASSERT_EQ(mh.count, hashed);
     ASSERT_EQ(mh.stranded, stranded);
-    for (int c = 0; c < PTLC_MH_CLASSES; c++) ASSERT_EQ(mh.nclass[c], nclass[c]);
+    for (int c = 0; c < PTLC_MH_CLASSES; c++) {
+      ASSERT_EQ(mh.nclass[c], nclass[c]);
+      ASSERT_EQ((mh.classes >> c) & 1, nclass[c] ? 1u : 0u);
+    }
     // Every chain is sorted by (portal, position).
     uint32_t chained = 0;
     for (uint32_t b = 0; mh.buckets && b <= mh.mask; b++) {
