@@ -51,9 +51,9 @@
  *    the client's own requests to other nodes;
  *  - process context of whoever initiated an intra-node operation: the
  *    client's own thread inside ptl_kput() & co., or a user process (or
- *    another kernel client) inside its put/get on this node;
- *  - process context of the client inside ptl_kmd_unlink(),
- *    ptl_kme_unlink(), ptl_kmd_update() (UNLINK events).
+ *    another kernel client) inside its put/get on this node.
+ * Explicit unlinks (ptl_kmd_unlink(), ptl_kme_unlink()) post no UNLINK
+ * event: only an MD that unlinks itself (threshold reached) posts one.
  * It is called with bottom halves disabled and the NI's internal spinlock
  * held, so it must not sleep, must not call any function of this header
  * (for any NI: it would deadlock or invert lock order), and must not take
@@ -294,7 +294,10 @@ int ptl_kme_insert(struct ptl_kni *ni, ptl_handle_me_t base,
  * @me: the entry
  *
  * The attached MD goes too, whatever its unlink option (contract 13); its
- * memory is the client's again when this returns PTL_OK.
+ * memory is the client's again when this returns PTL_OK. No UNLINK event
+ * is posted for it. An entry whose MD reached its threshold is already
+ * unlinked (PTL_ME_INVALID) while the message that used it may still be
+ * running: its memory is the client's after that MD's UNLINK event.
  *
  * Return: PTL_OK, PTL_NI_INVALID, PTL_ME_INVALID, PTL_ME_IN_USE (a message
  * is using its MD: try again after its END event).
@@ -376,6 +379,8 @@ int ptl_kmd_bind(struct ptl_kni *ni, const struct ptl_kmd *md,
  * ptl_kmd_unlink - PtlMDUnlink
  * @ni: the NI
  * @md: the MD; its memory is the client's again when this returns PTL_OK
+ *
+ * No UNLINK event is posted for it.
  *
  * Return: PTL_OK, PTL_NI_INVALID, PTL_MD_INVALID, PTL_MD_IN_USE (a message
  * is using it: try again after its END event).
