@@ -143,8 +143,10 @@ udevadm settle 2>/dev/null
 [ -b /dev/ptlblk0 ] && [ "$(cat /sys/block/ptlblk0/size)" = $((size_mb * 2048)) ]
 report $? "/dev/ptlblk0 exists with the server's size"
 "$ptlctl" -s blk show | sed 's/^/# /'
-mkfs.ext4 -q -F /dev/ptlblk0 >/tmp/mkfs.log 2>&1
-report $? "mkfs.ext4 /dev/ptlblk0"
+# The file system leaves the device's last 16 MiB alone: the raw-device
+# check below writes there.
+mkfs.ext4 -q -F /dev/ptlblk0 $(((size_mb - 16) * 1024))k >/tmp/mkfs.log 2>&1
+report $? "mkfs.ext4 /dev/ptlblk0 (all but its last 16 MiB)"
 cycle clean 1
 
 # A few requests larger than the default and the FUA/flush path, through
