@@ -67,24 +67,23 @@ struct ptl_ioctl_desc {
 	bool input_only;
 };
 
-#define PTL_IOCTL_UNDO(cmd, fn, type, flags, undo_fn)		\
+#define PTL_IOCTL_DESC(cmd, fn, type, flags, undo_fn, in_only)	\
 	[_IOC_NR(cmd)] = {					\
 		.handler = fn,					\
 		.undo = undo_fn,				\
 		.arg_size = sizeof(type),			\
 		.valid_flags = flags,				\
+		.input_only = in_only,				\
 	}
+
+#define PTL_IOCTL_UNDO(cmd, fn, type, flags, undo_fn)		\
+	PTL_IOCTL_DESC(cmd, fn, type, flags, undo_fn, false)
 
 #define PTL_IOCTL(cmd, fn, type, flags)				\
 	PTL_IOCTL_UNDO(cmd, fn, type, flags, NULL)
 
 #define PTL_IOCTL_IN(cmd, fn, type, flags)			\
-	[_IOC_NR(cmd)] = {					\
-		.handler = fn,					\
-		.arg_size = sizeof(type),			\
-		.valid_flags = flags,				\
-		.input_only = true,				\
-	}
+	PTL_IOCTL_DESC(cmd, fn, type, flags, NULL, true)
 
 static const struct ptl_ioctl_desc ptl_ioctls[] = {
 	PTL_IOCTL(PTL_IOC_VERSION, ptl_ioctl_version,
