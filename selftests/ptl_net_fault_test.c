@@ -163,17 +163,17 @@ static int start_puts(struct __test_metadata *_metadata,
 }
 
 /*
- * Collects the SEND_ENDs of every put within @limit_ms; returns how many
+ * Collects the SEND_ENDs of @n puts within @limit_ms; returns how many
  * failed, or -1 if one is missing (a hang).
  */
-static int collect_ends(FIXTURE_DATA(fault) *self, long limit_ms,
+static int collect_ends(FIXTURE_DATA(fault) *self, int n, long limit_ms,
 			long *elapsed_ms)
 {
 	long long start = ptl_st_now_ms(), deadline = start + limit_ms;
 	int ends = 0, failed = 0;
 	ptl_event_t ev;
 
-	while (ends < NMSGS) {
+	while (ends < n) {
 		long long left = deadline - ptl_st_now_ms();
 		int rc;
 
@@ -190,22 +190,6 @@ static int collect_ends(FIXTURE_DATA(fault) *self, long limit_ms,
 	}
 	*elapsed_ms = ptl_st_now_ms() - start;
 	return failed;
-}
-
-/* Waits for one SEND_END: 0 if it succeeded, 1 if it failed, -1 if none. */
-static int collect_one_end(FIXTURE_DATA(fault) *self, long limit_ms)
-{
-	long long deadline = ptl_st_now_ms() + limit_ms;
-	ptl_event_t ev;
-
-	while (ptl_st_now_ms() < deadline) {
-		if (ptl_st_next(self->eq, &ev,
-				(int)(deadline - ptl_st_now_ms())) != PTL_OK)
-			continue;
-		if (ev.type == PTL_EVENT_SEND_END)
-			return ev.ni_fail_type != PTL_NI_OK;
-	}
-	return -1;
 }
 
 /* Everything the operations held is released again. */
@@ -228,7 +212,7 @@ TEST_F(fault, link_down_fails_puts_within_the_peer_timeout)
 	ASSERT_EQ(0, start_puts(_metadata, self));
 	usleep(20000);		/* mid-transfer */
 	ASSERT_EQ(0, sh("/sbin/ip -n b link set vb down", NULL));
-	failed = collect_ends(self, limit, &elapsed);
+	failed = collect_ends(self, NMSGS, limit, &elapsed);
 	TH_LOG("%d of %d puts failed after %ld ms (peer timeout %ld ms)",
 	       failed, NMSGS, elapsed, peer_timeout_ms());
 	ASSERT_LE(0, failed);		/* no hang */
@@ -247,7 +231,7 @@ TEST_F(fault, unbind_under_traffic_fails_puts_at_once)
 	ASSERT_EQ(0, start_puts(_metadata, self));
 	usleep(20000);
 	ASSERT_EQ(0, sh("%s iface unbind 0", getenv("PTLCTL")));
-	failed = collect_ends(self, 2000, &elapsed);
+	failed = collect_ends(self, NMSGS, 2000, &elapsed);
 	ASSERT_EQ(0, sh("%s iface bind 0 dev va", getenv("PTLCTL")));
 	TH_LOG("%d of %d puts failed after %ld ms", failed, NMSGS, elapsed);
 	ASSERT_LE(0, failed);
@@ -270,7 +254,7 @@ TEST_F(fault, device_deleted_under_traffic_fails_puts_at_once)
 	ASSERT_EQ(0, start_puts(_metadata, self));
 	usleep(20000);
 	ASSERT_EQ(0, sh("/sbin/ip link del va", NULL));
-	failed = collect_ends(self, 2000, &elapsed);
+	failed = collect_ends(self, NMSGS, 2000, &elapsed);
 	TH_LOG("%d of %d puts failed after %ld ms", failed, NMSGS, elapsed);
 	ASSERT_LE(0, failed);
 	EXPECT_LT(0, failed);
@@ -279,7 +263,7 @@ TEST_F(fault, device_deleted_under_traffic_fails_puts_at_once)
 	/* A new put goes through on the new pair. */
 	ASSERT_EQ(PTL_OK, PtlPutRegion(self->md, 0, 4096, PTL_NO_ACK_REQ,
 				       self->target, PT, 0, 0, 0, 0));
-	EXPECT_EQ(0, collect_one_end(self, 5000));
+	EXPECT_EQ(0, collect_ends(self, 1, 5000, &elapsed));
 	expect_released(_metadata, self);
 }
 
