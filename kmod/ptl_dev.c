@@ -20,7 +20,8 @@
  * caller can always learn its handle again (and PtlNIFini it).
  *
  * The file also maps EQ rings (mmap) and reports them readable (poll);
- * both live in ptl_eq.c.
+ * both live in ptl_eq.c. io_uring commands (ptl_uring.c) run through
+ * the same dispatch: ptl_dev_call_user() and ptl_dev_call_inline().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -171,9 +172,18 @@ static const struct ptl_ioctl_desc *ptl_ioctl_find(unsigned int cmd)
 	return &ptl_ioctls[nr];
 }
 
-static long ptl_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
+/**
+ * ptl_dev_call_user - one command with its argument struct in user memory
+ * @pf: the file's state (the caller's identity: never current's)
+ * @cmd: the ioctl command
+ * @argp: the argument struct
+ *
+ * The ioctl path, shared with io_uring's PTL_URING_IOCTL (ptl_uring.c).
+ * Return: a Portals code, or a negative errno for an ABI-level failure.
+ */
+long ptl_dev_call_user(struct ptl_file *pf, unsigned int cmd,
+		       void __user *argp)
 {
-	void __user *argp = (void __user *)uarg;
 	const struct ptl_ioctl_desc *desc;
 	union ptl_ioctl_args args __ptl_noinit;
 	u32 usize, len;
@@ -193,21 +203,63 @@ static long ptl_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 	if (args.head.flags & ~desc->valid_flags)
 		return -EINVAL;
 	if (desc->input_only)
-		return desc->handler(file->private_data, &args);
+		return desc->handler(pf, &args);
 	/* The reply must be deliverable before anything is done. */
 	len = min_t(u32, usize, desc->arg_size);
 	if (copy_to_user(argp, &args, len))
 		return -EFAULT;
 
-	rc = desc->handler(file->private_data, &args);
+	rc = desc->handler(pf, &args);
 	if (rc < 0)
 		return rc;
 	if (copy_to_user(argp, &args, len)) {
 		if (rc == PTL_OK && desc->undo)
-			desc->undo(file->private_data, &args);
+			desc->undo(pf, &args);
 		return -EFAULT;
 	}
 	return rc;
+}
+
+/**
+ * ptl_dev_call_inline - an input-only command whose struct is in the kernel
+ * @pf: the file's state
+ * @cmd: the ioctl command; only commands that write nothing back qualify
+ * @buf: a kernel copy of the caller's struct (an io_uring SQE's command area)
+ * @len: bytes in @buf
+ *
+ * The same rules as copy_struct_from_user(): @size may be smaller than the
+ * kernel's struct (the tail reads as zero) or larger if the excess is zero.
+ * Return: a Portals code, or a negative errno as for the ioctl.
+ */
+long ptl_dev_call_inline(struct ptl_file *pf, unsigned int cmd,
+			 const void *buf, u32 len)
+{
+	const struct ptl_ioctl_desc *desc = ptl_ioctl_find(cmd);
+	union ptl_ioctl_args args __ptl_noinit;
+	u32 usize;
+
+	if (!desc || !desc->input_only)
+		return -EOPNOTSUPP;
+	if (len < sizeof(struct ptl_ioc_head))
+		return -EINVAL;
+	usize = ((const struct ptl_ioc_head *)buf)->size;
+	if (usize < sizeof(struct ptl_ioc_head) || usize > len)
+		return -EINVAL;
+	if (usize > desc->arg_size &&
+	    memchr_inv(buf + desc->arg_size, 0, usize - desc->arg_size))
+		return -E2BIG;
+	memcpy(&args, buf, min(usize, desc->arg_size));
+	if (usize < desc->arg_size)
+		memset((void *)&args + usize, 0, desc->arg_size - usize);
+	if (args.head.flags & ~desc->valid_flags)
+		return -EINVAL;
+	return desc->handler(pf, &args);
+}
+
+static long ptl_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
+{
+	return ptl_dev_call_user(file->private_data, cmd,
+				 (void __user *)uarg);
 }
 
 static int ptl_open(struct inode *inode, struct file *file)
@@ -277,6 +329,7 @@ static const struct file_operations ptl_fops = {
 	.open = ptl_open,
 	.release = ptl_release,
 	.unlocked_ioctl = ptl_ioctl,
+	.uring_cmd = ptl_uring_cmd,
 	.poll = ptl_poll,
 	.mmap = ptl_mmap,
 	.llseek = noop_llseek,

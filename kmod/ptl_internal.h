@@ -394,5 +394,13 @@ extern const struct attribute_group *ptl_attr_groups[];
 /* ptl_dev.c */
 int ptl_dev_init(void);
 void ptl_dev_exit(void);
+long ptl_dev_call_user(struct ptl_file *pf, unsigned int cmd,
+		       void __user *argp);
+long ptl_dev_call_inline(struct ptl_file *pf, unsigned int cmd,
+			 const void *buf, u32 len);
+
+/* ptl_uring.c: io_uring commands on /dev/portals */
+struct io_uring_cmd;
+int ptl_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
 
 #endif /* PTL_INTERNAL_H */

@@ -382,6 +382,52 @@ struct ptl_ioc_set_jid {
 #define PTL_IOC_DATA		_IOWR(PTL_IOC_MAGIC, 0x10, struct ptl_ioc_data)
 #define PTL_IOC_SET_JID		_IOWR(PTL_IOC_MAGIC, 0x11, struct ptl_ioc_set_jid)
 
+/*
+ * io_uring commands: IORING_OP_URING_CMD on a /dev/portals descriptor, the
+ * command in sqe->cmd_op, its argument in the SQE's command area (16 bytes,
+ * or 80 with IORING_SETUP_SQE128). Each command runs when io_uring issues
+ * it, in the submitter's context (or io_uring's SQ thread or worker, for the
+ * same process), with the identity of the open file, as its ioctl would;
+ * cqe->res is what the ioctl would return: a Portals code (>= 0; PTL_OK
+ * means initiated) or a negative errno for an ABI-level failure (an unknown
+ * command, a bad size or flag, an unreadable struct, EOPNOTSUPP for a
+ * command that cannot go through io_uring). An entry that fails does not
+ * stop the others. Linked entries (IOSQE_IO_LINK) go on after a Portals
+ * code other than PTL_OK; a negative errno cancels the rest of the link.
+ *
+ * PTL_URING_DATA: the command area is a struct ptl_ioc_data (needs
+ *   IORING_SETUP_SQE128: the struct is 80 bytes); no user memory is read.
+ * PTL_URING_IOCTL: struct ptl_uring_ioctl, which fits a 64-byte SQE: one
+ *   of PTL_IOC_DATA, PTL_IOC_ME_ATTACH, PTL_IOC_ME_UNLINK, PTL_IOC_MD_ATTACH
+ *   (so also PtlMDBind), PTL_IOC_MD_UNLINK, PTL_IOC_MD_UPDATE with its
+ *   struct in user memory, exactly as the ioctl (outputs copied back).
+ * PTL_URING_DATA_MDREF: struct ptl_uring_mdref: a PTL_IOC_DATA struct in
+ *   user memory whose @md_handle is read, when the entry runs, from the
+ *   __u32 that @md_handle points at. Linked (IOSQE_IO_LINK) behind a
+ *   PTL_URING_IOCTL bind and pointed at that bind's
+ *   ptl_ioc_md_attach.md_handle, it sends from the MD just bound.
+ *
+ * To wait for events in a ring, poll the descriptor (IORING_OP_POLL_ADD,
+ * POLLIN): it is readable while some EQ of the file holds events its
+ * reader has not taken, as for poll(2).
+ */
+struct ptl_uring_ioctl {
+	__u32 cmd;		/* PTL_IOC_* */
+	__u32 reserved;		/* must be 0 */
+	__u64 arg;		/* its argument struct, user pointer */
+};
+
+struct ptl_uring_mdref {
+	__u64 data;		/* struct ptl_ioc_data, user pointer */
+	__u64 md_handle;	/* __u32 MD handle, user pointer */
+};
+
+#define PTL_URING_DATA		_IOW(PTL_IOC_MAGIC, 0x40, struct ptl_ioc_data)
+#define PTL_URING_IOCTL		_IOW(PTL_IOC_MAGIC, 0x41, \
+				     struct ptl_uring_ioctl)
+#define PTL_URING_DATA_MDREF	_IOW(PTL_IOC_MAGIC, 0x42, \
+				     struct ptl_uring_mdref)
+
 /* Most EQ slots one ring may have (2^20 events, 144 MiB). */
 #define PTL_EQ_MAX_SLOTS	(1U << 20)
 
