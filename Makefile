@@ -67,7 +67,7 @@ $(BUILD)/ulib/libptl-user.a: ;
 $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) \
 		$(KSRC_DIR)/.stamp $(BUILD)/ulib/libptl-user.a | user
 	@mkdir -p $(dir $@)
-	$(CC) $(SELFTEST_CFLAGS) $< -o $@ $(BUILD)/ulib/libptl-user.a -lstdc++
+	$(CC) $(SELFTEST_CFLAGS) $< -o $@ $(BUILD)/ulib/libptl-user.a -luring -lstdc++
 
 selftests: $(SELFTEST_BINS)
 
