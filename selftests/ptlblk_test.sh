@@ -18,8 +18,16 @@
 #     unmounts, the device detaches;
 #  4. the server back: attach again without reloading anything, the data
 #     written before the kill is there (fsck, checksums);
-#  5. the server stops cleanly on SIGTERM, the Portals counters are back
-#     where they were, the modules unload.
+#  5. the device dies with its queue full, 64 writes in flight (fio,
+#     libaio, iodepth 64): (a) the server killed, (b) the link deleted;
+#     every request ends with an error within the bound, the device
+#     detaches, nothing is left pinned or allocated;
+#  6. a new link, the file system still clean; the server stops cleanly
+#     on SIGTERM, the Portals counters are back where they were, the
+#     modules unload.
+# After the netem run, a task blocked for 30 s is a hung task (the
+# kernel's warning fails the run): every request timeout is shorter.
+# The Portals counters are checked after every failure.
 # Environment: PTLBLK_FILES (files per tree, default 120), PTLBLK_MB
 # (backing file size, default 256). Prints TAP lines; tools/run-checks
 # counts them. The harness fails the run on any kernel splat (a hung task
@@ -27,109 +35,47 @@
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${BUILD:-$top/build}
-moddir=${PTL_MODULE_DIR:-$top}
 ip=/sbin/ip
 tc=/sbin/tc
-ptlctl=$build/tools/ptlctl/ptlctl
-server=$build/tools/ptlblk-server/ptlblk-server
 files=${PTLBLK_FILES:-120}
 size_mb=${PTLBLK_MB:-256}
-img=/tmp/ptlblk.img
-mnt=/tmp/ptlblk-mnt
-sums=/tmp/ptlblk-sums
-slog=/tmp/ptlblk-server.log
+on_server=("$ip" netns exec b)
 # Request timeouts: generous while the link is only lossy (under TCG with
 # netem, 64 requests of 1 MiB queued behind the server's 16 slots take
 # seconds), short for the kill test, whose bound they set.
 timeout_s=30
 kill_timeout_s=5
+# the full-queue tests: 64 requests of 64 KiB, 16 at a time at the server
+depth_timeout_s=10
 peer_timeout_ms=3000
-failures=0
-tests=0
 
-report() {	# report STATUS DESCRIPTION
-	tests=$((tests + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok - $2"
-	else
-		echo "not ok - $2"
-		failures=$((failures + 1))
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=ptlblk_lib.sh
+. "$top/selftests/ptlblk_lib.sh"
 
 nid_b=10.0.0.2
+
+# the veth pair between the nodes, interface 0 bound on both ends
+make_link() {
+	$ip link add va type veth peer name vb &&
+		$ip link set vb netns b &&
+		$ip addr add 10.0.0.1/24 dev va && $ip link set va up &&
+		$ip -n b addr add 10.0.0.2/24 dev vb &&
+		$ip -n b link set vb up || return 1
+	"$ptlctl" iface bind 0 dev va &&
+		$ip netns exec b "$ptlctl" iface bind 0 dev vb
+}
 
 setup() {
 	modprobe -a veth sch_netem ext4 || return 1
 	insmod "$moddir/ptl.ko" nid=7 || return 1
 	insmod "$moddir/ptl_rtscts.ko" peer_timeout_ms=$peer_timeout_ms || return 1
 	insmod "$moddir/ptlblk.ko" || return 1
-	$ip netns add b &&
-		$ip link add va type veth peer name vb &&
-		$ip link set vb netns b &&
-		$ip addr add 10.0.0.1/24 dev va && $ip link set va up &&
-		$ip -n b addr add 10.0.0.2/24 dev vb &&
-		$ip -n b link set vb up && $ip -n b link set lo up || return 1
-	"$ptlctl" iface bind 0 dev va &&
-		$ip netns exec b "$ptlctl" iface bind 0 dev vb
-}
-
-server_pid=
-start_server() {
-	$ip netns exec b "$server" "$@" "$img" >>"$slog" 2>&1 &
-	server_pid=$!
-	# it is up when its NI is (ptlctl ni show lists pid 42 in b)
-	local i
-	for ((i = 0; i < 50; i++)); do
-		$ip netns exec b "$ptlctl" ni show 2>/dev/null | grep -q ' pid 42 ' &&
-			return 0
-		sleep 0.2
-	done
-	return 1
-}
-
-# write_tree DIR SEED: files of 1 KiB .. 1 MiB in nested directories;
-# appends their checksums to $sums.
-write_tree() {
-	local dir=$1 seed=$2 i size
-	RANDOM=$seed
-	for ((i = 0; i < files; i++)); do
-		mkdir -p "$dir/d$((i % 7))/e$((i % 3))" || return 1
-		size=$(((RANDOM % 1024 + 1) * 1024))
-		head -c "$size" /dev/urandom >"$dir/d$((i % 7))/e$((i % 3))/f$i" ||
-			return 1
-	done
-	(cd "$mnt" && find "${dir#"$mnt"/}" -type f -print0 | xargs -0 sha256sum) >>"$sums"
-}
-
-verify_tree() {
-	(cd "$mnt" && sha256sum --quiet -c "$sums")
-}
-
-cycle() {	# cycle NAME SEED: write a tree, unmount, fsck, mount, verify all
-	local name=$1 seed=$2 rc
-	mount /dev/ptlblk0 "$mnt" &&
-		write_tree "$mnt/$name" "$seed" && sync
-	report $? "$name: $files files written on ext4 over ptlblk"
-	umount "$mnt"
-	report $? "$name: unmounted"
-	fsck.ext4 -f -n /dev/ptlblk0 >/tmp/fsck.log 2>&1
-	rc=$?
-	[ $rc -eq 0 ] || sed 's/^/#   /' /tmp/fsck.log
-	report $rc "$name: fsck.ext4 -f finds the file system clean"
-	mount /dev/ptlblk0 "$mnt" && verify_tree
-	report $? "$name: every checksum matches after a remount ($(wc -l <"$sums") files)"
-	umount "$mnt"
+	$ip netns add b && $ip -n b link set lo up && make_link
 }
 
 setup
 report $? "two nodes: ptl, ptl_rtscts, ptlblk loaded, interface 0 bound on both"
-counters="pinned_pages mds nis eqs core_objects open_files"
-declare -A before
-for c in $counters; do
-	before[$c]=$(cat /sys/class/misc/portals/$c)
-done
+counters_baseline
 mkdir -p "$mnt"
 : >"$sums"
 
@@ -167,45 +113,25 @@ $ip netns exec b $tc qdisc del dev vb root
 "$ptlctl" -s blk show | sed 's/^/# /'
 
 # 3. The server dies while a writer is busy. Attach again with the short
-# timeout (a detach and an attach of a live device on the way).
+# timeout (a detach and an attach of a live device on the way). From here
+# on every request timeout is at most 10 s: a task blocked for 30 s is a
+# hung task, and the kernel's warning fails the run.
+echo 30 >/proc/sys/kernel/hung_task_timeout_secs
 "$ptlctl" blk detach 0 && "$ptlctl" blk attach $nid_b timeout $kill_timeout_s >/dev/null &&
 	udevadm settle 2>/dev/null && [ -b /dev/ptlblk0 ]
 report $? "detach, attach again with a ${kill_timeout_s} s request timeout"
 timeout_s=$kill_timeout_s
-mount /dev/ptlblk0 "$mnt"
-report $? "mounted for the kill test"
-dd if=/dev/zero of="$mnt/big" bs=1M count=$((size_mb / 2)) oflag=direct \
-	status=none 2>/tmp/dd.err &
-writer=$!
+writer_start
 sleep 2
 kill -9 "$server_pid"
 wait "$server_pid" 2>/dev/null
-killed=$(date +%s)
 # bound: the request timeout, plus the transport's, plus slack for TCG
-bound=$((timeout_s + peer_timeout_ms / 1000 + 20))
-for ((i = 0; i < bound * 5; i++)); do
-	kill -0 "$writer" 2>/dev/null || break
-	sleep 0.2
-done
-if kill -0 "$writer" 2>/dev/null; then
-	report 1 "the writer ends within ${bound} s of the server's death"
-	kill -9 "$writer"
-else
-	wait "$writer"
-	wrc=$?
-	took=$(($(date +%s) - killed))
-	[ $wrc -ne 0 ]
-	report $? "the writer gets an I/O error $took s after the server's death ($(head -c 80 /tmp/dd.err))"
-fi
-"$ptlctl" blk show 0 | grep -q 'state dead'
-report $? "ptlctl blk show: the device is dead"
-t0=$(date +%s)
-umount "$mnt"
-report $? "the file system unmounts ($(($(date +%s) - t0)) s)"
+writer_fails $((timeout_s + peer_timeout_ms / 1000 + 20))
 "$ptlctl" blk detach ptlblk0
 report $? "ptlctl blk detach ptlblk0"
 [ ! -e /sys/block/ptlblk0 ]
 report $? "the device is gone"
+counters_back "the server killed, the device detached"
 
 # 4. The server comes back: attach again, nothing reloaded.
 start_server
@@ -215,10 +141,7 @@ report $? "ptlblk-server restarted"
 report $? "attached again without reloading any module"
 # The journal replays what the kill interrupted; fsck repairs the rest
 # (the big file was cut short); the trees written earlier are intact.
-fsck.ext4 -f -y /dev/ptlblk0 >/tmp/fsck.log 2>&1
-rc=$?
-[ $rc -le 1 ] || sed 's/^/#   /' /tmp/fsck.log
-report $((rc > 1)) "fsck.ext4 -f -y after the kill: $rc (0 or 1: clean or repaired)"
+fsck_report -y "fsck.ext4 -f -y after the kill"
 mount /dev/ptlblk0 "$mnt" && verify_tree
 report $? "every file written before the kill has its checksum"
 rm -f "$mnt/big" && umount "$mnt"
@@ -226,21 +149,92 @@ report $? "unmounted"
 "$ptlctl" blk detach 0
 report $? "detached"
 
-# 5. Clean shutdown, nothing left behind.
+# 5. The device dies with its queue full: 64 writes of 64 KiB in flight
+# (fio, libaio, O_DIRECT, iodepth 64, in the last 16 MiB, which the file
+# system leaves alone; the server works on 16 at a time, the rest wait in
+# its queue) when the server is killed and when the link goes away.
+bound=$((depth_timeout_s + peer_timeout_ms / 1000 + 20))
+
+# full_queue: attach, start fio, wait for 64 writes in flight
+full_queue() {
+	"$ptlctl" blk attach $nid_b timeout $depth_timeout_s >/dev/null &&
+		udevadm settle 2>/dev/null && [ -b /dev/ptlblk0 ]
+	report $? "$1: attached with a ${depth_timeout_s} s request timeout"
+	fio --name=depth --filename=/dev/ptlblk0 --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs=64k --iodepth=64 --offset=$((size_mb - 16))M \
+		--size=16M --time_based --runtime=600 \
+		--output=/tmp/fio.out >/dev/null 2>/tmp/fio.err &
+	fio_pid=$!
+	wait_inflight 64 60
+	report $? "$1: fio has 64 writes in flight ($(blk_inflight))"
+}
+
+# queue_failed WHAT INFLIGHT ERRORS0 WRITES0: fio and every request ended
+# with errors within the bound, the device is dead and detaches
+queue_failed() {
+	local errors ok
+	wait_exit "$fio_pid" $bound
+	report $? "$1: fio ends within ${bound} s (${took} s)"
+	[ "$exit_status" -ne 0 ]
+	report $? "$1: fio gets I/O errors ($(grep -m1 -o 'err.*' /tmp/fio.err | head -c 70))"
+	[ "$(blk_inflight)" = 0 ]
+	report $? "$1: nothing in flight"
+	read -r errors ok <<<"$(blk_stat errors writes)"
+	errors=$((errors - $3))
+	ok=$((ok - $4 - errors))
+	echo "# $1: $2 writes in flight just before; since then $errors ended with an error, $ok without"
+	"$ptlctl" blk show 0 | grep -q 'state dead'
+	report $? "$1: the device is dead"
+	"$ptlctl" blk detach 0 && [ ! -e /sys/block/ptlblk0 ]
+	report $? "$1: the device detaches"
+	failed_errors=$errors failed_ok=$ok
+}
+
+# a. The server dies. It is stopped first (SIGSTOP), so that what is in
+# flight when it dies is known exactly: nothing can be answered any more.
+full_queue "server killed"
+kill -STOP "$server_pid"
+sleep 1
+inflight=$(blk_inflight)
+read -r errors0 writes0 <<<"$(blk_stat errors writes)"
+kill -9 "$server_pid"
+wait "$server_pid" 2>/dev/null
+queue_failed "server killed" "$inflight" "$errors0" "$writes0"
+[ "$inflight" = 64 ] && [ "$failed_errors" -ge 64 ] && [ "$failed_ok" = 0 ]
+report $? "server killed: each of the $inflight writes in flight ended with an error"
+counters_back "server killed with 64 writes in flight"
+
+# b. The link goes away (ip link del: the interface unbinds on both
+# nodes) while the server is busy: transfers are under way.
+start_server
+report $? "ptlblk-server restarted"
+full_queue "link deleted"
+inflight=$(blk_inflight)
+read -r errors0 writes0 <<<"$(blk_stat errors writes)"
+$ip link del va
+queue_failed "link deleted" "$inflight" "$errors0" "$writes0"
+[ "$failed_errors" -ge 1 ]
+report $? "link deleted: the writes in flight failed ($failed_errors errors)"
+kill -TERM "$server_pid"
+wait "$server_pid"
+report $? "link deleted: the server survives the loss of its link, stops on SIGTERM"
+counters_back "link deleted with 64 writes in flight"
+
+# 6. A new link, the file system is intact; a clean shutdown, nothing left
+# behind.
+make_link
+report $? "a new veth pair, interface 0 bound again on both ends"
+start_server && "$ptlctl" blk attach $nid_b timeout $timeout_s >/dev/null &&
+	udevadm settle 2>/dev/null && [ -b /dev/ptlblk0 ]
+report $? "the server restarted, attached again"
+fsck_report -n "fsck.ext4 -f: the file system is clean"
+"$ptlctl" blk detach 0
+report $? "detached"
 kill -TERM "$server_pid"
 wait "$server_pid"
 report $? "ptlblk-server stops cleanly on SIGTERM"
 sed 's/^/# server: /' "$slog" | tail -n 8
-sleep 1
-leaks=0
-for c in $counters; do
-	now=$(cat /sys/class/misc/portals/$c)
-	if [ "$now" != "${before[$c]}" ]; then
-		echo "# $c: ${before[$c]} before, $now after"
-		leaks=1
-	fi
-done
-report $leaks "module counters are back where they were"
+counters_back "at the end"
 "$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0
 $ip netns del b
 rmmod ptlblk && rmmod ptl_rtscts && rmmod ptl
