@@ -63,7 +63,9 @@ io_uring_sqe* Take(ptl_uring_t* u, uint64_t user_data, uint32_t* slot_out) {
   u->free_slots.pop_back();
   u->slots[slot] = ptl_uring::Slot{};
   u->slots[slot].user_data = user_data;
-  io_uring_prep_rw(IORING_OP_URING_CMD, sqe, u->dev->fd(), nullptr, 0, 0);
+  // The descriptor is registered: no file reference taken per entry.
+  io_uring_prep_rw(IORING_OP_URING_CMD, sqe, 0, nullptr, 0, 0);
+  sqe->flags |= IOSQE_FIXED_FILE;
   sqe->user_data = slot;
   u->queued++;
   *slot_out = slot;
@@ -127,6 +129,9 @@ int PtlUringCreate(ptl_handle_ni_t ni, unsigned int depth, unsigned int flags, p
     int rc = io_uring_queue_init_params(depth, &u->ring, &p);
     if (rc < 0) return rc == -ENOMEM ? PTL_NO_SPACE : PTL_FAIL;
     u->ring_live = true;
+    int fd = dev->fd();
+    rc = io_uring_register_files(&u->ring, &fd, 1);
+    if (rc < 0) return rc == -ENOMEM ? PTL_NO_SPACE : PTL_FAIL;
     u->dev = std::move(dev);
     u->slots.resize(depth);
     u->free_slots.reserve(depth);
@@ -144,6 +149,9 @@ int PtlUringDestroy(ptl_uring_t* u) {
   while (u->submitted) {
     if (PtlUringReap(u, &cqe, 1, 1, &n) != PTL_OK) break;
   }
+  // The registered descriptor would otherwise stay open (and with it the
+  // NIs and their pids) until the ring's asynchronous teardown ends.
+  io_uring_unregister_files(&u->ring);
   delete u;
   return PTL_OK;
 }
