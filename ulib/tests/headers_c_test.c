@@ -2,7 +2,7 @@
 /*
  * Every public header compiles as strict C99 (-std=c99 -Wall -Werror
  * -pedantic) and every API function links, the way an unmodified Portals
- * 3.3 program uses them.
+ * 3.3 program uses them; so do the io_uring extension's.
  */
 #include <p3-config.h>
 #include <portals3.h>
@@ -12,6 +12,7 @@
 #include <p3utils.h>
 #include <p3/debug.h>
 #include <portals/portals3.h>
+#include <portals/ptl_uring.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +37,13 @@ int main(void)
 		(any_fn)PtlSetRank, (any_fn)PtlSetNIDMap, (any_fn)PtlSetPIDMap,
 		(any_fn)PtlGetRank, (any_fn)PtlGetRankId, (any_fn)PtlGetNIDMap,
 		(any_fn)PtlGetPIDMap, (any_fn)PtlSetJID,
+		/* The io_uring extension. */
+		(any_fn)PtlUringCreate, (any_fn)PtlUringDestroy,
+		(any_fn)PtlUringPut, (any_fn)PtlUringPutRegion,
+		(any_fn)PtlUringGet, (any_fn)PtlUringGetRegion,
+		(any_fn)PtlUringGetPut, (any_fn)PtlUringMDBind,
+		(any_fn)PtlUringSubmit, (any_fn)PtlUringReap,
+		(any_fn)PtlUringArmEQWait,
 	};
 	ptl_process_id_t id = { PTL_NID_ANY, PTL_PID_ANY };
 	ptl_md_t md;
