@@ -12,6 +12,12 @@
 //                WRITE gets into one from the client's bulk entry, then
 //                pwrites it. One event ends each use: SEND_END of the put,
 //                REPLY_END of the get.
+//   mapped MD    a READ of at least kMapMin bytes is put straight from a
+//                read-only shared mapping of the export (bound for that
+//                one put, unlinked at its SEND_END): the page cache is the
+//                source, no pread copy. The slot is still taken (it bounds
+//                the requests under way) but its buffer is not used. If the
+//                bind fails (a file shrunk under the mapping), pread.
 //   empty MD     zero-length status puts (PTLBLK_PT_REPLY) and refusals.
 //   hello MD     the 64-byte HELLO answer, constant.
 // Requests that need a slot while all are busy wait in FIFO order.
@@ -70,6 +76,9 @@ int64_t NowMs() {
 // MD user_ptr values: what an event is about.
 constexpr uintptr_t kRequestMd = 1;
 constexpr uintptr_t kSlotBase = 0x100;
+// READs this large are put from the mapping of the export; smaller ones
+// are cheaper to copy than to pin and unpin.
+constexpr uint64_t kMapMin = 64 << 10;
 
 std::string Id(ptl_process_id_t id) {
   return std::to_string(id.nid >> 24) + "." + std::to_string((id.nid >> 16) & 0xff) + "." +
@@ -105,6 +114,7 @@ class Server {
   void Push(Job j);
   void WorkerLoop();
   void Execute(Job& j);
+  bool PutMapped(const Job& j);
   uint32_t Pread(uint8_t* buf, uint64_t len, uint64_t off);
   uint32_t Pwrite(const uint8_t* buf, uint64_t len, uint64_t off, bool fua);
   uint32_t Discard(uint64_t off, uint64_t len);
@@ -125,6 +135,7 @@ class Server {
   uint8_t empty_byte_ = 0;
   uint8_t* staging_ = nullptr;
   std::size_t staging_len_ = 0;
+  uint8_t* map_ = nullptr;  // the export, read-only, shared (nullptr: none)
 
   // A slot is kFetching from its WRITE's get until the REPLY_END. A get
   // whose bulk entry the client unlinked meanwhile (it gave up on the
@@ -135,6 +146,7 @@ class Server {
   enum class State { kFree, kReading, kFetching, kWriting };
   struct Slot {
     ptl_handle_md_t md = PTL_INVALID_HANDLE;
+    ptl_handle_md_t map_md = PTL_INVALID_HANDLE;  // a READ put from the mapping
     State state = State::kFree;
     Request r;
     ptl_process_id_t from{};
@@ -142,7 +154,7 @@ class Server {
   };
   std::vector<Slot> slots_;
 
-  std::mutex mu_;  // free_, pending_
+  std::mutex mu_;  // free_, pending_, Slot::state, Slot::map_md
   std::vector<int> free_;
   std::deque<std::pair<Request, ptl_process_id_t>> pending_;
 
@@ -174,6 +186,7 @@ Server::~Server() {
   if (ni_ != PTL_INVALID_HANDLE) PtlNIFini(ni_);
   PtlFini();
   if (staging_) munmap(staging_, staging_len_);
+  if (map_) munmap(map_, e_.size);
   if (fd_ >= 0) close(fd_);
 }
 
@@ -218,6 +231,8 @@ bool Server::OpenExport() {
   e_.read_only = o_.read_only;
   e_.max_xfer = o_.max_xfer - o_.max_xfer % e_.block_size;
   e_.max_inflight = o_.slots * 4;  // the rest waits here, not on the wire
+  void* m = mmap(nullptr, e_.size, PROT_READ, MAP_SHARED, fd_, 0);
+  if (m != MAP_FAILED) map_ = static_cast<uint8_t*>(m);  // else every READ preads
   return true;
 }
 
@@ -419,6 +434,28 @@ void Server::OnEvent(const ptl_event_t& ev) {
   if (what < kSlotBase || what >= kSlotBase + slots_.size()) return;
   int slot = static_cast<int>(what - kSlotBase);
   Slot& s = slots_[slot];
+  ptl_handle_md_t map_md;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    map_md = s.map_md;
+  }
+  if (map_md != PTL_INVALID_HANDLE && ev.md_handle == map_md) {
+    // A READ put from the mapping: its data has left (or the network gave
+    // up on its client); the pages are unpinned with the MD.
+    if (ev.type != PTL_EVENT_SEND_END) return;
+    if (ev.ni_fail_type != PTL_NI_OK) {
+      errors_++;
+      Log("READ to %s: the network gave up", Id(s.from).c_str());
+    }
+    int rc = PtlMDUnlink(map_md);
+    if (rc != PTL_OK) Log("READ to %s: PtlMDUnlink: %s", Id(s.from).c_str(), PtlErrorStr(rc));
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      s.map_md = PTL_INVALID_HANDLE;
+    }
+    FreeSlot(slot);
+    return;
+  }
   // An event of the slot's previous MD (a cancelled fetch) is stale.
   if (ev.md_handle != s.md) return;
   if (ev.type == PTL_EVENT_SEND_END && s.r.op == PTLBLK_OP_READ) {
@@ -468,6 +505,40 @@ void Server::WorkerLoop() {
   }
 }
 
+// A large READ put from the mapping of the export (see the top); false:
+// not done, pread instead.
+bool Server::PutMapped(const Job& j) {
+  const Request& r = j.r;
+  Slot& s = slots_[j.slot];
+  if (!map_ || r.bytes() < kMapMin) return false;
+  ptl_md_t md{};
+  md.start = map_ + r.offset;
+  md.length = r.bytes();
+  md.threshold = PTL_MD_THRESH_INF;
+  md.options = PTL_MD_EVENT_START_DISABLE;
+  md.user_ptr = reinterpret_cast<void*>(kSlotBase + j.slot);
+  md.eq_handle = eq_;
+  ptl_handle_md_t h;
+  if (PtlMDBind(ni_, md, PTL_RETAIN, &h) != PTL_OK) return false;
+  {
+    // Set before the put: its SEND_END may come before PtlPut returns.
+    std::lock_guard<std::mutex> l(mu_);
+    s.map_md = h;
+  }
+  int rc = PtlPut(h, PTL_NO_ACK_REQ, j.from, PTLBLK_PT_BULK, 0, r.cookie, 0, PTLBLK_S_OK);
+  if (rc != PTL_OK) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      s.map_md = PTL_INVALID_HANDLE;
+    }
+    PtlMDUnlink(h);
+    return false;
+  }
+  reads_++;
+  read_bytes_ += r.bytes();
+  return true;
+}
+
 uint32_t Server::Pread(uint8_t* buf, uint64_t len, uint64_t off) {
   uint64_t done = 0;
   while (done < len) {
@@ -513,6 +584,7 @@ void Server::Execute(Job& j) {
   switch (r.op) {
     case PTLBLK_OP_READ: {
       Slot& s = slots_[j.slot];
+      if (PutMapped(j)) return;  // its SEND_END frees the slot
       status = Pread(staging_ + std::size_t(j.slot) * e_.max_xfer, r.bytes(), r.offset);
       if (status == PTLBLK_S_OK) {
         reads_++;
