@@ -307,13 +307,20 @@ enum ptlc_drop {
 #define PTLC_RECV_DEFER_START	0x1	/* post START at finalize (self) */
 
 /*
- * Message state. The glue reads the fields in the first block; the rest is
- * private to the core.
+ * Message state. The glue reads the fields in the first block and hdr; the
+ * rest is private to the core.
+ *
+ * Every operation that starts a message clears the fields before hdr and
+ * leaves hdr and ev alone: each is built whole (zeroed, then filled) on
+ * the paths that use it, and no path reads either before building it. So
+ * the ~260 bytes of the two are zeroed once per message, not twice (a
+ * cost that counts on the small-message path: Documentation/performance.md,
+ * finding 4). The user-space build poisons them instead, so that a read
+ * before the build shows in the core's tests.
  */
 struct ptlc_msg {
 	enum ptlc_action action;
 	enum ptlc_drop drop;
-	struct ptl_hdr hdr;		/* header to send (SEND*, SWAP) */
 	struct ptlc_md *md;		/* memory of the data movement */
 	u64 offset;			/* ... in md */
 	u64 mlength;			/* ... bytes */
@@ -324,10 +331,13 @@ struct ptlc_msg {
 	u32 md_gen;
 	u32 state;
 	u32 flags;
-	ptl_event_t ev;			/* fields of the END/UNLINK to come */
 	ptl_seq_t start_seq;
 	ptl_handle_eq_t promised_eq;	/* EQ expecting our END */
 	bool start_owed;		/* START deferred to finalize */
+
+	/* built before use; see above */
+	struct ptl_hdr hdr;		/* header to send (SEND*, SWAP) */
+	ptl_event_t ev;			/* fields of the END/UNLINK to come */
 };
 
 /*

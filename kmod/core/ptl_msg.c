@@ -6,6 +6,19 @@
  */
 #include "ptlc_internal.h"
 
+/*
+ * Clears what a new message reads before it writes (see struct ptlc_msg):
+ * everything but hdr and ev, which are built where they are used.
+ */
+void ptlc_msg_reset(struct ptlc_msg *msg, struct ptlc_ni *ni)
+{
+	ptl_memset(msg, 0, offsetof(struct ptlc_msg, hdr));
+	PTLC_POISON_UNBUILT(&msg->hdr,
+			    sizeof(*msg) - offsetof(struct ptlc_msg, hdr));
+	msg->promised_eq = PTL_EQ_NONE;
+	msg->ni = ni;
+}
+
 /* Takes the MD reference and the EQ promise of a new message. */
 void ptlc_msg_start(struct ptlc_ni *ni, struct ptlc_msg *msg,
 		    struct ptlc_md *md, u32 state, bool events)
@@ -29,9 +42,8 @@ void ptlc_msg_start(struct ptlc_ni *ni, struct ptlc_msg *msg,
 /* msg->ev holds the START event; posted now or at finalize (deferred). */
 void ptlc_msg_post_start(struct ptlc_ni *ni, struct ptlc_msg *msg)
 {
-	ptl_event_t ev = msg->ev;
-
-	if (ptlc_event_post_start(ni, msg->md, &ev, &msg->start_seq))
+	/* Posting sets only ev.link, which the END sets again. */
+	if (ptlc_event_post_start(ni, msg->md, &msg->ev, &msg->start_seq))
 		msg->flags |= PTLC_MSGF_STARTED;
 	msg->start_owed = false;
 }
@@ -42,15 +54,15 @@ static void msg_complete(struct ptlc_ni *ni, struct ptlc_msg *msg,
 {
 	struct ptlc_md *md = msg->md;
 	bool started = msg->flags & PTLC_MSGF_STARTED;
-	ptl_event_t ev = msg->ev;
+	ptl_event_t *ev = &msg->ev;	/* the message ends here: reuse it */
 	ptl_seq_t link = msg->start_seq;
 	ptl_seq_t seq;
 
 	if (msg->flags & PTLC_MSGF_EVENTS) {
-		ev.type = msg->ev.type + 1;	/* the END of each START */
-		ev.ni_fail_type = fail;
-		ev.link = started ? msg->start_seq : 0;
-		if (ptlc_event_post_end(ni, md, &ev, started, &seq))
+		ev->type++;			/* the END of each START */
+		ev->ni_fail_type = fail;
+		ev->link = started ? msg->start_seq : 0;
+		if (ptlc_event_post_end(ni, md, ev, started, &seq))
 			link = seq;
 		ptlc_event_unpromise(ni, msg->promised_eq);
 	}
@@ -58,19 +70,18 @@ static void msg_complete(struct ptlc_ni *ni, struct ptlc_msg *msg,
 	msg->state = PTLC_ST_IDLE;
 	msg->md = NULL;
 	ptlc_md_release_ref(ni, md, (msg->flags & PTLC_MSGF_EVENTS) ?
-			    &ev : NULL, link);
+			    ev : NULL, link);
 }
 
 /* A get whose request never reached its target: no reply will come. */
 static void get_failed(struct ptlc_ni *ni, struct ptlc_msg *msg,
 		       ptl_ni_fail_t fail)
 {
-	ptl_event_t ev = msg->ev;
 	ptl_seq_t seq;
 
-	ev.ni_fail_type = fail;
+	msg->ev.ni_fail_type = fail;
 	if (ptlc_md_active(msg->md))
-		ptlc_event_post_end(ni, msg->md, &ev, false, &seq);
+		ptlc_event_post_end(ni, msg->md, &msg->ev, false, &seq);
 }
 
 static enum ptlc_action finalize_locked(struct ptlc_ni *ni,

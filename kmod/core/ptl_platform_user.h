@@ -57,6 +57,8 @@ static inline void ptl_unlock(ptl_lock_t *l)
 
 #define ptl_memcpy(d, s, n)	memcpy((d), (s), (n))
 #define ptl_memset(d, c, n)	memset((d), (c), (n))
+/* Memory the core must write before reading: poisoned in the tests. */
+#define PTLC_POISON_UNBUILT(d, n)	memset((d), 0xa5, (n))
 
 static inline void ptl_store_release_u32(u32 *p, u32 v)
 {

@@ -128,10 +128,13 @@ static enum ptlc_action recv_request(struct ptlc_ni *ni,
 	ni->sr[PTL_SR_RECV_LENGTH] += m.mlength;
 
 	if (t == PTL_MSG_PUT) {
+		/* msg->hdr is read only to send the ACK (SEND_ACK). */
 		if (hdr->md_handle != PTL_HANDLE_NONE &&
-		    !(m.md->desc.options & PTL_MD_ACK_DISABLE))
+		    !(m.md->desc.options & PTL_MD_ACK_DISABLE)) {
 			msg->flags |= PTLC_MSGF_ACK_OWED;
-		response_hdr(ni, hdr, PTL_MSG_ACK, m.mlength, &msg->hdr);
+			response_hdr(ni, hdr, PTL_MSG_ACK, m.mlength,
+				     &msg->hdr);
+		}
 	} else {
 		response_hdr(ni, hdr, PTL_MSG_REPLY, m.mlength, &msg->hdr);
 		ni->sr[PTL_SR_SEND_COUNT]++;
@@ -233,9 +236,7 @@ enum ptlc_action ptlc_receive(struct ptlc_ni *ni, const struct ptl_hdr *hdr,
 {
 	enum ptlc_action action;
 
-	ptl_memset(msg, 0, sizeof(*msg));
-	msg->promised_eq = PTL_EQ_NONE;
-	msg->ni = ni;
+	ptlc_msg_reset(msg, ni);
 	ptl_lock(&ni->lock);
 	switch (hdr->type) {
 	case PTL_MSG_PUT:

@@ -109,12 +109,6 @@ static void get_failure_event(struct ptlc_ni *ni, struct ptlc_msg *msg,
 	ev->offset = offset;
 }
 
-static void msg_reset(struct ptlc_msg *msg)
-{
-	ptl_memset(msg, 0, sizeof(*msg));
-	msg->promised_eq = PTL_EQ_NONE;
-}
-
 /* Consumes a threshold unit of md and starts a data-carrying send. */
 static void start_send(struct ptlc_ni *ni, struct ptlc_msg *msg,
 		       struct ptlc_md *md, u64 offset)
@@ -138,7 +132,7 @@ int ptlc_put(struct ptlc_ni *ni, const struct ptlc_put_args *a, bool region,
 	u64 offset, length;
 	int rc;
 
-	msg_reset(msg);
+	ptlc_msg_reset(msg, NULL);
 	ptl_lock(&ni->lock);
 	rc = initiator_region(ni, a, region, &md, &offset, &length);
 	if (!rc) {
@@ -171,7 +165,7 @@ int ptlc_get(struct ptlc_ni *ni, const struct ptlc_put_args *a, bool region,
 	u64 offset, length;
 	int rc;
 
-	msg_reset(msg);
+	ptlc_msg_reset(msg, NULL);
 	ptl_lock(&ni->lock);
 	rc = initiator_region(ni, a, region, &md, &offset, &length);
 	if (!rc) {
@@ -198,7 +192,7 @@ int ptlc_getput(struct ptlc_ni *ni, ptl_handle_md_t get_md,
 	struct ptlc_md *put, *get;
 	int rc;
 
-	msg_reset(msg);
+	ptlc_msg_reset(msg, NULL);
 	ptl_lock(&ni->lock);
 	rc = initiator_md(ni, get_md, &get);
 	if (!rc)

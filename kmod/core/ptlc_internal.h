@@ -332,6 +332,7 @@ enum ptlc_msg_state {
 #define PTLC_MSGF_STARTED	0x400	/* START posted, start_seq valid */
 #define PTLC_MSGF_GET_REQ	0x800	/* a get request: REPLY_END if it fails */
 
+void ptlc_msg_reset(struct ptlc_msg *msg, struct ptlc_ni *ni);
 void ptlc_msg_start(struct ptlc_ni *ni, struct ptlc_msg *msg,
 		    struct ptlc_md *md, u32 state, bool events);
 void ptlc_msg_post_start(struct ptlc_ni *ni, struct ptlc_msg *msg);
