@@ -157,9 +157,16 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
     std::array<std::shared_ptr<ptl::Eq>, kInlineEqs> inline_eqs;
     std::vector<std::shared_ptr<ptl::Eq>> heap_eqs;
     std::shared_ptr<ptl::Eq>* eqs = inline_eqs.data();
+    // The same for the watch list the sleep hands the kernel: a wait on a
+    // few EQs, the common case, allocates nothing either.
+    std::array<ptl_ioc_eq_watch, kInlineEqs> inline_watches;
+    std::vector<ptl_ioc_eq_watch> heap_watches;
+    ptl_ioc_eq_watch* watches = inline_watches.data();
     if (size > kInlineEqs) {
       heap_eqs.resize(static_cast<size_t>(size));
       eqs = heap_eqs.data();
+      heap_watches.resize(static_cast<size_t>(size));
+      watches = heap_watches.data();
     }
     for (int i = 0; i < size; ++i) {
       eqs[i] = lib.FindEq(eq_handles[i]);
@@ -171,7 +178,6 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
 
     const bool forever = timeout == PTL_TIME_FOREVER;
     int64_t deadline = -1;  // computed when the first scan finds nothing
-    std::vector<ptl_ioc_eq_watch> watches;
     for (;;) {
       // Array order, no syscall.
       for (int i = 0; i < size; ++i) {
@@ -188,14 +194,13 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
         left = deadline - NowMs();
         if (left <= 0) return PTL_EQ_EMPTY;  // contract 11
       }
-      watches.resize(static_cast<size_t>(size));
       for (int i = 0; i < size; ++i) {
         std::lock_guard lock(eqs[i]->mutex);
         watches[i] = {eqs[i]->handle, eqs[i]->reader.expected()};
       }
       ptl_ioc_eq_wait args{};
-      args.watches = reinterpret_cast<uintptr_t>(watches.data());
-      args.count = static_cast<uint32_t>(watches.size());
+      args.watches = reinterpret_cast<uintptr_t>(watches);
+      args.count = static_cast<uint32_t>(size);
       // A finite wait never asks for "forever" by accident.
       args.timeout_ms =
           forever
