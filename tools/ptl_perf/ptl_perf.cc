@@ -146,7 +146,8 @@ void ReadAll(int fd, void* buf, size_t n) {
 struct Options {
   std::vector<size_t> lat_sizes{1, 8, 64, 512, 1 * KiB, 4 * KiB, 8 * KiB};
   std::vector<size_t> bw_sizes{64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB};
-  std::vector<std::string> transports{"portals", "unix", "pipe", "udp", "tcp", "shm"};
+  std::vector<std::string> transports{
+      "portals", "portals-update", "portals-bind", "unix", "pipe", "udp", "tcp", "shm"};
   int iters = 200;             // timed round trips per latency size
   int warmup = 10;             // untimed round trips before them
   size_t bw_bytes = 16 * MiB;  // streamed per bandwidth size (message count clamped to 4..1000)
@@ -194,7 +195,10 @@ void Usage() {
       "                       the message count is clamped to 4..1000)\n"
       "  --window=N           portals streaming window, credits every N/2 (default 16)\n"
       "  --ack                portals: request an ACK per put and wait for it\n"
-      "  --transports=LIST    any of portals,unix,pipe,udp,tcp,shm (default all)\n"
+      "  --transports=LIST    any of portals,portals-update,portals-bind,unix,pipe,udp,tcp,\n"
+      "                       shm (default all); portals-update: PtlMDUpdate of the send MD\n"
+      "                       before every put (put_pp), portals-bind: PtlMDBind + put +\n"
+      "                       PtlMDUnlink per message (latency only)\n"
       "  --probe-iters=N      iterations of each Portals call-cost probe (default 2000, 0: off)\n"
       "  --posted=N           portals: N MEs that never match ahead of the data ME (the\n"
       "                       matching cost of a long list; at most 65,000)\n"
@@ -399,6 +403,13 @@ class ShmEndpoint : public Endpoint {
   ShmRing* in_;
 };
 
+// How a Portals sender gets the MD it puts from.
+enum class SendMd {
+  kBound,   // one MD bound at start (portals)
+  kUpdate,  // PtlMDUpdate of that MD to the message before every put (put_pp)
+  kBind,    // PtlMDBind + put + PtlMDUnlink per message (MPI over Portals 3)
+};
+
 // Portals: each process has its own NI, one EQ, a data ME and a credit ME
 // on one portal, and bound MDs over its send buffer and a credit word.
 class PortalsEndpoint : public Endpoint {
@@ -406,8 +417,13 @@ class PortalsEndpoint : public Endpoint {
   static constexpr ptl_pt_index_t kPortal = 4;
   static constexpr ptl_match_bits_t kData = 0xda7a, kCredit = 0xc4ed;
 
-  PortalsEndpoint(int window, bool ack, int posted, bool posted_wildcard)
-      : window_(window), ack_(ack), posted_(posted), posted_wildcard_(posted_wildcard) {}
+  PortalsEndpoint(int window, bool ack, int posted, bool posted_wildcard,
+                  SendMd send_md = SendMd::kBound)
+      : window_(window),
+        ack_(ack),
+        posted_(posted),
+        posted_wildcard_(posted_wildcard),
+        send_md_(send_md) {}
   ~PortalsEndpoint() override {
     if (up_) PtlFini();
   }
@@ -451,9 +467,26 @@ class PortalsEndpoint : public Endpoint {
   void Connect(ptl_process_id_t peer) { peer_ = peer; }
 
   void Send(size_t n) override {
-    Put(n);
+    if (send_md_ == SendMd::kBound) {
+      Put(n);
+      WaitSends();
+      return;
+    }
+    // The MD of this message: over the same (already pinned) buffer.
+    ptl_md_t md = Md(tx_, n, PTL_MD_EVENT_START_DISABLE);
+    if (send_md_ == SendMd::kUpdate) {
+      Ptl("PtlMDUpdate", PtlMDUpdate(tx_md_, nullptr, &md, PTL_EQ_NONE));
+      Put(n);
+      WaitSends();
+      return;
+    }
+    ptl_handle_md_t h;
+    Ptl("PtlMDBind (per send)", PtlMDBind(ni_, md, PTL_RETAIN, &h));
+    Put(n, h);
     WaitSends();
+    Ptl("PtlMDUnlink (per send)", PtlMDUnlink(h));
   }
+  bool streams() const override { return send_md_ == SendMd::kBound; }
   void Recv(size_t n) override {
     expect_len_ = n;
     while (recvs_ == consumed_) Pump();
@@ -483,6 +516,26 @@ class PortalsEndpoint : public Endpoint {
     });
     time("PtlNIStatus (ioctl)",
          [&] { Ptl("PtlNIStatus", PtlNIStatus(ni_, PTL_SR_DROP_COUNT, &sr)); });
+    // MDs over 8 B of the send buffer, which the bound tx MD already pins.
+    ptl_md_t md8 = Md(tx_, 8, PTL_MD_EVENT_START_DISABLE);
+    ptl_handle_md_t h8;
+    Ptl("PtlMDBind (probe)", PtlMDBind(ni_, md8, PTL_RETAIN, &h8));
+    time("PtlMDUpdate, unchanged 8 B region",
+         [&] { Ptl("PtlMDUpdate", PtlMDUpdate(h8, nullptr, &md8, PTL_EQ_NONE)); });
+    Ptl("PtlMDUnlink (probe)", PtlMDUnlink(h8));
+    time("PtlMDBind + PtlMDUnlink, 8 B of a pinned buffer", [&] {
+      Ptl("PtlMDBind", PtlMDBind(ni_, md8, PTL_RETAIN, &h8));
+      Ptl("PtlMDUnlink", PtlMDUnlink(h8));
+    });
+    // The two halves on their own: ITERS binds, then their unlinks.
+    std::vector<ptl_handle_md_t> hs(iters);
+    int64_t t0 = NowNs();
+    for (auto& h : hs) Ptl("PtlMDBind", PtlMDBind(ni_, md8, PTL_RETAIN, &h));
+    int64_t t1 = NowNs();
+    for (auto& h : hs) Ptl("PtlMDUnlink", PtlMDUnlink(h));
+    int64_t t2 = NowNs();
+    out.emplace_back("PtlMDBind, 8 B of a pinned buffer", static_cast<double>(t1 - t0) / iters);
+    out.emplace_back("PtlMDUnlink of it", static_cast<double>(t2 - t1) / iters);
     ptl_process_id_t nobody = self;
     nobody.pid = self.pid + 1000;
     time("PtlPutRegion 1 B to a pid nobody holds, + SEND_END", [&] {
@@ -552,9 +605,10 @@ class PortalsEndpoint : public Endpoint {
           rc == PTL_OK ? PtlEventKindStr(ev.type) : "no event", PtlErrorStr(rc));
   }
 
-  void Put(size_t n) {
-    Ptl("PtlPutRegion", PtlPutRegion(tx_md_, 0, n, ack_ ? PTL_ACK_REQ : PTL_NO_ACK_REQ, peer_,
-                                     kPortal, 0, kData, 0, n));
+  void Put(size_t n) { Put(n, tx_md_); }
+  void Put(size_t n, ptl_handle_md_t md) {
+    Ptl("PtlPutRegion", PtlPutRegion(md, 0, n, ack_ ? PTL_ACK_REQ : PTL_NO_ACK_REQ, peer_, kPortal,
+                                     0, kData, 0, n));
     sends_issued_++;
     if (ack_) acks_expected_++;
   }
@@ -609,6 +663,7 @@ class PortalsEndpoint : public Endpoint {
   bool ack_;
   int posted_;
   bool posted_wildcard_;
+  SendMd send_md_;
   bool up_ = false;
   ptl_handle_ni_t ni_{};
   ptl_handle_eq_t eq_{};
@@ -855,13 +910,17 @@ Results RunAll(const Pair& pr, const Options& o, const Fds& fds) {
   for (size_t ti = 0; ti < o.transports.size(); ti++) {
     const std::string& t = o.transports[ti];
     std::unique_ptr<Endpoint> ep;
-    if (t == "portals") {
-      auto p = std::make_unique<PortalsEndpoint>(o.window, o.ack, o.posted, o.posted_wildcard);
+    if (t.starts_with("portals")) {
+      SendMd how = t == "portals-update" ? SendMd::kUpdate
+                   : t == "portals-bind" ? SendMd::kBind
+                                         : SendMd::kBound;
+      auto p = std::make_unique<PortalsEndpoint>(o.window, o.ack, o.posted, o.posted_wildcard, how);
       p->Attach(tx.p, rx.p, cap);
       ptl_process_id_t self = p->Open();
       pr.Tell(self);
       p->Connect(pr.Hear<ptl_process_id_t>());
-      if (pr.parent && o.probe_iters) res.probe = p->Probe(self, o.probe_iters);
+      if (pr.parent && o.probe_iters && how == SendMd::kBound)
+        res.probe = p->Probe(self, o.probe_iters);
       pr.Barrier();
       ep = std::move(p);
     } else {
@@ -925,6 +984,8 @@ void Table(const char* title, const Options& o, const std::vector<size_t>& sizes
   }
 }
 
+void Goals(const Options& o, const Results& r);
+
 void Report(const Options& o, const Results& r) {
   if (!r.probe.empty()) {
     std::printf("\nCall costs in one process, no peer (guest ns per call, %d calls each)\n",
@@ -962,6 +1023,49 @@ void Report(const Options& o, const Results& r) {
         title.c_str(), o, o.bw_sizes, nullptr, "MBps",
         [&](size_t ti, size_t si) { return r.bw[ti][si]; }, "bandwidth");
   }
+  Goals(o, r);
+}
+
+// Issue 10 part 1, the cost of an MD: printed, never asserted.
+void Goals(const Options& o, const Results& r) {
+  auto verdict = [](const char* what, double have, double base, double factor, const char* unit) {
+    double x = base > 0 ? have / base : 0;
+    std::printf("  %-6s %s: %.2f vs %.2f %s (%.2fx, goal %.1fx)\n",
+                base > 0 && x <= factor ? "met" : "MISSED", what, have, base, unit, x, factor);
+  };
+  auto probe = [&](const char* name) {
+    for (auto& [n, ns] : r.probe)
+      if (n == name) return ns;
+    return -1.0;
+  };
+  std::printf("\nGoals (issue 10, the cost of an MD)\n");
+  double ioctl = probe("PtlNIStatus (ioctl)");
+  if (ioctl > 0) {
+    verdict("PtlMDUpdate of an unchanged 8 B region at most 2x the cheapest ioctl",
+            probe("PtlMDUpdate, unchanged 8 B region"), ioctl, 2.0, "ns");
+    verdict("PtlMDBind of 8 B of a pinned buffer at most 2x the cheapest ioctl",
+            probe("PtlMDBind, 8 B of a pinned buffer"), ioctl, 2.0, "ns");
+    verdict("PtlMDBind + PtlMDUnlink (two calls) at most 2x two of the cheapest ioctl",
+            probe("PtlMDBind + PtlMDUnlink, 8 B of a pinned buffer"), 2 * ioctl, 2.0, "ns");
+  }
+  auto index = [&](const char* t) -> long {
+    auto it = std::find(o.transports.begin(), o.transports.end(), t);
+    return it == o.transports.end() ? -1 : it - o.transports.begin();
+  };
+  auto size8 = std::find(o.lat_sizes.begin(), o.lat_sizes.end(), size_t{8});
+  if (!o.latency || size8 == o.lat_sizes.end()) return;
+  size_t si = size8 - o.lat_sizes.begin();
+  for (const char* t : {"portals-update", "portals-bind"}) {
+    long ti = index(t);
+    if (ti < 0) continue;
+    for (const char* stat : {"min", "median"}) {
+      bool med = std::strcmp(stat, "median") == 0;
+      auto v = [&](size_t i) { return med ? r.lat[i][si].median_us : r.lat[i][si].min_us; };
+      std::string what = std::string("8 B one-way (") + stat + ") of " + t +
+                         " within 1.3x of portals (one bound MD)";
+      verdict(what.c_str(), v(ti), v(0), 1.3, "us");
+    }
+  }
 }
 
 }  // namespace
@@ -969,7 +1073,8 @@ void Report(const Options& o, const Results& r) {
 int main(int argc, char** argv) {
   Options o = Parse(argc, argv);
   for (auto& t : o.transports)
-    if (t != "portals" && t != "unix" && t != "pipe" && t != "udp" && t != "tcp" && t != "shm")
+    if (t != "portals" && t != "portals-update" && t != "portals-bind" && t != "unix" &&
+        t != "pipe" && t != "udp" && t != "tcp" && t != "shm")
       Die("unknown transport '%s'", t.c_str());
   signal(SIGPIPE, SIG_IGN);
   Fds fds = MakeFds(o);
