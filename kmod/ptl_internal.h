@@ -28,7 +28,10 @@
  *                     pages are charged to the creator's pinned_vm.
  *   struct ptl_mem    the pinned pages of one MD. Owned by the core MD
  *                     once attached; the md_release hook (atomic context,
- *                     NI lock held) queues it and a work item unpins.
+ *                     NI lock held) returns its pages to the pin cache.
+ *   struct ptl_pincache  one process's (mm's) pinned ranges, struct
+ *                     ptl_pin, shared by its MDs and cached after them
+ *                     (ptl_pincache.c). Users: its NIs (ni->pincache).
  *
  * Locking, outermost first
  *
@@ -87,6 +90,8 @@ struct vm_area_struct;
 struct ptl_net;
 struct ptl_transport;
 struct ptl_kni;
+struct ptl_pincache;
+struct ptl_pin;
 
 /* Message counters of an interface's traffic with other nodes. */
 struct ptl_iface_stats {
@@ -181,6 +186,7 @@ struct ptl_ni {
 	struct pid *owner;	/* the creating process, for ptlctl */
 	char comm[TASK_COMM_LEN];
 	struct ptl_kni *kni;	/* a kernel client's NI (ptl_kapi.c) */
+	struct ptl_pincache *pincache;	/* its MDs' pins (ptl_pincache.c) */
 };
 
 /* What ptl_ni_new() builds an NI from. */
@@ -215,6 +221,8 @@ struct ptl_file {
 
 /* The pinned pages of one MD segment, inside struct ptl_mem. */
 struct ptl_mem_seg {
+	struct page **pages;	/* its first page's pointer */
+	struct ptl_pin *pin;	/* where they are from; NULL: kernel memory */
 	unsigned long first;	/* index of its first page in mem->pages */
 	unsigned long npages;
 	unsigned int page_off;	/* offset of its start in the first page */
@@ -223,14 +231,14 @@ struct ptl_mem_seg {
 /* Pinned memory of one MD (ptl_mem.c). */
 struct ptl_mem {
 	struct llist_node free_node;
-	struct mm_struct *mm;		/* grabbed: pinned_vm is charged here */
 	struct ptl_acct acct;		/* max_user_kmem is charged here */
 	size_t kmem;			/* ... this many bytes */
-	struct page **pages;
+	struct page **pages;		/* kernel memory's; NULL: pin cache's */
 	unsigned long npages;
 	bool writable;			/* data may land (see ptl_mem.c) */
 	bool written;			/* dirty the pages when unpinning */
 	bool kernel;			/* a kernel client's: not pinned */
+	bool returned;			/* pages back to the pin cache */
 	unsigned int nsegs;
 	struct ptl_mem_seg segs[];
 };
@@ -342,6 +350,8 @@ struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs, unsigned int nsegs);
 void ptl_mem_release(struct ptl_mem *mem);
 void ptl_md_release_hook(void *glue, void *mem);
 void ptl_mem_flush(void);
+int ptl_mem_pin_range(unsigned long addr, unsigned long npages,
+		      bool must_write, struct page **pages, bool *writable);
 bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages);
 void ptl_mem_uncharge(struct mm_struct *mm, unsigned long npages);
 int ptl_mem_copy(struct ptlc_md *dst, u64 dst_off, struct ptlc_md *src,
@@ -351,6 +361,18 @@ int ptl_mem_from_buf(struct ptlc_md *dst, u64 off, const void *buf, u64 len);
 int ptl_mem_frags(struct ptlc_md *md, u64 off, u64 len, struct sk_buff *skb);
 int ptl_mem_from_skb(struct ptlc_md *dst, u64 off, const struct sk_buff *skb,
 		     int skb_off, u64 len);
+
+/* ptl_pincache.c */
+struct ptl_pincache *ptl_pincache_of(struct ptl_ni *ni);
+void ptl_pincache_ni_release(struct ptl_ni *ni);
+bool ptl_pincache_evict_one(struct mm_struct *mm);
+void ptl_pincache_flush(void);
+void ptl_pincache_exit(void);
+int ptl_pin_get(struct ptl_pincache *pc, unsigned long start,
+		unsigned long npages, bool must_write, struct ptl_pin **out);
+struct page **ptl_pin_pages(struct ptl_pin *p, unsigned long addr);
+bool ptl_pin_writable(const struct ptl_pin *p);
+void ptl_pin_put(struct ptl_pin *p, bool written);
 
 /* ptl_eq.c */
 long ptl_ioctl_eq_alloc(struct ptl_file *pf, void *arg);
@@ -379,13 +401,18 @@ void ptl_kapi_ni_release(struct ptl_ni *ni);
 
 /* ptl_stats.c: module-wide counters, shown in sysfs */
 struct ptl_stats {
-	atomic_long_t pinned_pages;
+	atomic_long_t pinned_pages;	/* by pin cache entries */
 	atomic_long_t open_files;
 	atomic_long_t nis;
 	atomic_long_t mds;		/* live struct ptl_mem */
 	atomic_long_t eqs;		/* live struct ptl_eq_mem */
 	atomic_long_t intra_msgs;	/* intra-node messages delivered */
 	atomic_long_t drops;		/* messages dropped by a target */
+	atomic_long_t pincache_hits;	/* MD segments on cached pins */
+	atomic_long_t pincache_misses;	/* ... that had to pin */
+	atomic_long_t pincache_invalidations;	/* cached ranges made stale */
+	atomic_long_t pincache_evictions;	/* unused ones unpinned early */
+	atomic_long_t pincache_cached_pages;	/* pinned, cached, unused */
 };
 
 extern struct ptl_stats ptl_stats;

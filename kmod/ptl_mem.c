@@ -3,7 +3,8 @@
  * MD memory: validation, pinning, RLIMIT_MEMLOCK accounting, deferred
  * unpinning, and the copies of the data path.
  *
- * Pinning policy. Every MD is pinned at PtlMDAttach/PtlMDBind/PtlMDUpdate
+ * Pinning policy. Every MD's memory is pinned (or found pinned in the pin
+ * cache) at PtlMDAttach/PtlMDBind/PtlMDUpdate
  * with FOLL_LONGTERM, so incoming data can land while the owner is not
  * running, and always with FOLL_WRITE first, even where no data will land:
  * a write pin breaks copy-on-write, so the pinned pages are the ones the
@@ -41,19 +42,47 @@
  * A region that cannot be pinned is PTL_MD_ILLEGAL; an unreadable iovec
  * array is PTL_SEGV. Zero-length segments pin nothing (contract 15).
  *
- * Accounting follows RDMA's ib_umem: the pages are charged to the mm's
- * pinned_vm (VmPin in /proc/PID/status) and refused past RLIMIT_MEMLOCK
- * unless the caller has CAP_IPC_LOCK. The mm is grabbed so the charge can
- * be returned whenever the MD dies. The bookkeeping of an MD (this file's
- * struct ptl_mem and its page array) is charged to the user's
- * max_user_kmem (ptl_user.c) even when it pins nothing, and allocated
- * with __GFP_ACCOUNT for the memory cgroup. Both charges come before any
- * allocation, so a user at a limit cannot make the kernel allocate.
+ * The pin cache (ptl_pincache.c). Pages are not pinned per MD but per
+ * range of the process, by its pin cache: an MD segment over pages that
+ * some range already pins (another MD's, or one an earlier MD left
+ * behind) takes a reference on that range instead of pinning; a range no
+ * MD uses stays pinned, up to the pincache_max_pages budget, for the next
+ * MD. Every cached range has an mmu_interval_notifier: when the process
+ * unmaps, remaps (mremap, mmap MAP_FIXED over), fork()s (COW), mprotects
+ * or madvise(DONTNEED)s any of it, no new MD uses it again; a new MD over
+ * that address pins what the process has there now.
+ *
+ * An MD that exists keeps the pages it was built on, as an RDMA memory
+ * region without on-demand paging does: if the process unmaps or remaps
+ * the memory under a live MD, data put into the MD lands in the old
+ * pages and gets and puts from it send the old pages' contents, none of
+ * which the process can see any more (after a fork, the pinned pages stay
+ * the parent's: the kernel copies them for the child at fork time). The
+ * old pages stay pinned, and charged, until the MD is unlinked or updated.
+ * PtlMDUpdate with a new region, or unlink and a new MD, is how a program
+ * points Portals at its new memory.
+ *
+ * Accounting follows RDMA's ib_umem: the pages of each pinned range are
+ * charged once to the mm's pinned_vm (VmPin in /proc/PID/status), however
+ * many MDs share them, and refused past RLIMIT_MEMLOCK unless the caller
+ * has CAP_IPC_LOCK. Ranges the cache keeps with no MD still count; a pin
+ * (or an EQ ring) that would pass the limit first unpins them, oldest
+ * first (ptl_mem_charge()). The mm is grabbed so the charge can be
+ * returned whenever the range goes. The bookkeeping of an MD (this file's
+ * struct ptl_mem, plus a page pointer per page, as before the cache) is
+ * charged to the user's max_user_kmem (ptl_user.c) even when it pins
+ * nothing, and allocated with __GFP_ACCOUNT for the memory cgroup. Both
+ * charges come before any allocation, so a user at a limit cannot make
+ * the kernel allocate.
  *
  * Release. The core drops an MD's memory through the md_release hook with
- * its NI spinlock held (possibly in softirq), where unpinning, which may
- * sleep, is not allowed: the hook puts the memory on a lock-free list and
- * a work item unpins. Module exit and file release flush that work.
+ * its NI spinlock held (possibly in softirq). The hook hands the pages
+ * back to the pin cache right there (a spinlock, no sleep); ranges that
+ * must be unpinned (stale, over the budget, or the process has no NI
+ * left) go to the cache's work item, since unpinning may sleep. Only an
+ * MD holding the last reference on its user's accounting goes whole to
+ * this file's work item. ptl_mem_flush() waits for both; unlink, update,
+ * NI teardown, file release and module exit call it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -80,6 +109,8 @@
 #define PTL_COPY_RESCHED	16
 
 static LLIST_HEAD(ptl_unpin_list);
+/* Memory on the list or being released by the work: ptl_mem_flush(). */
+static atomic_t ptl_unpin_pending = ATOMIC_INIT(0);
 static void ptl_unpin_work_fn(struct work_struct *work);
 static DECLARE_WORK(ptl_unpin_work, ptl_unpin_work_fn);
 
@@ -131,7 +162,7 @@ static int ptl_iovec_copy_in(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
  * Charges @npages to @mm's pinned_vm (VmPin), refused past RLIMIT_MEMLOCK
  * without CAP_IPC_LOCK. Also used for EQ rings (ptl_eq.c).
  */
-bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages)
+static bool ptl_mem_charge_once(struct mm_struct *mm, unsigned long npages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	s64 pinned;
@@ -141,6 +172,19 @@ bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages)
 		atomic64_sub(npages, &mm->pinned_vm);
 		return false;
 	}
+	return true;
+}
+
+/*
+ * Past the limit, the pin cache's entries no MD uses (which still count
+ * in pinned_vm) are unpinned, oldest first, before the charge is refused.
+ * Process context, no lock held.
+ */
+bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages)
+{
+	while (!ptl_mem_charge_once(mm, npages))
+		if (mm != current->mm || !ptl_pincache_evict_one(mm))
+			return false;
 	return true;
 }
 
@@ -173,11 +217,13 @@ static size_t ptl_mem_kmem(unsigned int nsegs, unsigned long npages)
 }
 
 /*
- * The bookkeeping of an MD over @segs, its page array still empty. Also
- * used for kernel memory (ptl_kmem.c), where a segment's address is a
- * kernel address or an offset from its first page.
+ * The bookkeeping of an MD over @segs; @with_pages: with a page array of
+ * its own, still empty (kernel memory, ptl_kmem.c, where a segment's
+ * address is a kernel address or an offset from its first page), else the
+ * segments will point into pin cache entries.
  */
-struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs, unsigned int nsegs)
+static struct ptl_mem *ptl_mem_layout(const struct ptlc_seg *segs,
+				      unsigned int nsegs, bool with_pages)
 {
 	struct ptl_mem *mem;
 	unsigned long total = 0;
@@ -197,15 +243,22 @@ struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs, unsigned int nsegs)
 		total += n;
 	}
 	mem->npages = total;
-	if (total) {
-		mem->pages = kvmalloc_array(total, sizeof(*mem->pages),
-					    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-		if (!mem->pages) {
-			kfree(mem);
-			return NULL;
-		}
+	if (!total || !with_pages)
+		return mem;
+	mem->pages = kvmalloc_array(total, sizeof(*mem->pages),
+				    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!mem->pages) {
+		kfree(mem);
+		return NULL;
 	}
+	for (i = 0; i < nsegs; i++)
+		mem->segs[i].pages = mem->pages + mem->segs[i].first;
 	return mem;
+}
+
+struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs, unsigned int nsegs)
+{
+	return ptl_mem_layout(segs, nsegs, true);
 }
 
 /*
@@ -279,29 +332,29 @@ static int ptl_pin_range(unsigned long addr, unsigned long npages,
 	return 0;
 }
 
-/* Pins every segment; on failure nothing stays pinned. */
-static int ptl_mem_pin_all(struct ptl_mem *mem, const struct ptlc_seg *segs,
-			   bool write)
+/**
+ * ptl_mem_pin_range - pin pages of the calling process by the policy above
+ * @addr: page-aligned user address
+ * @npages: pages from there
+ * @must_write: the MD accepts puts, so a read-only pin will not do
+ * @pages: filled with the pinned pages
+ * @writable: set to whether they were pinned for writing
+ *
+ * For writing where possible (see "Pinning policy"), else read-only.
+ * Called by the pin cache for a new entry. Return: 0, or a negative errno
+ * with nothing pinned.
+ */
+int ptl_mem_pin_range(unsigned long addr, unsigned long npages,
+		      bool must_write, struct page **pages, bool *writable)
 {
-	unsigned int gup = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
-	unsigned int i;
-	int err;
+	int err = ptl_pin_range(addr, npages, FOLL_LONGTERM | FOLL_WRITE,
+				pages);
 
-	for (i = 0; i < mem->nsegs; i++) {
-		struct ptl_mem_seg *s = &mem->segs[i];
-
-		if (!s->npages)
-			continue;
-		err = ptl_pin_range(segs[i].addr & PAGE_MASK, s->npages, gup,
-				    mem->pages + s->first);
-		if (err) {
-			while (i--)
-				unpin_user_pages(mem->pages + mem->segs[i].first,
-						 mem->segs[i].npages);
-			return err;
-		}
-	}
-	return 0;
+	*writable = !err;
+	/* Read-only pages, or a shared file mapping. */
+	if ((err == -EFAULT || err == -EOPNOTSUPP) && !must_write)
+		err = ptl_pin_range(addr, npages, FOLL_LONGTERM, pages);
+	return err;
 }
 
 static void ptl_mem_free(struct ptl_mem *mem)
@@ -310,32 +363,54 @@ static void ptl_mem_free(struct ptl_mem *mem)
 	kfree(mem);
 }
 
-/*
- * Pins @mem, for writing where possible (see "Pinning policy");
- * @must_write: it accepts puts, so a read-only pin will not do.
- */
-static int ptl_mem_pin_pages(struct ptl_mem *mem, const struct ptlc_seg *segs,
-			     bool must_write)
+/* Drops the pin cache entries of @mem's segments; any context. */
+static void ptl_mem_put_pins(struct ptl_mem *mem)
 {
-	int err = ptl_mem_pin_all(mem, segs, true);
+	bool written = READ_ONCE(mem->written);
+	unsigned int i;
 
-	if (!err) {
-		mem->writable = true;
-		return 0;
-	}
-	/* Read-only pages, or a shared file mapping. */
-	if ((err == -EFAULT || err == -EOPNOTSUPP) && !must_write)
-		err = ptl_mem_pin_all(mem, segs, false);
-	return err;
+	for (i = 0; i < mem->nsegs; i++)
+		if (mem->segs[i].pin)
+			ptl_pin_put(mem->segs[i].pin, written);
 }
 
 /*
- * Builds and pins the memory of @segs; a Portals return code. Everything
- * is charged before anything is allocated or pinned: the bookkeeping to
- * @acct's max_user_kmem (PTL_NO_SPACE), the pages to RLIMIT_MEMLOCK
- * (PTL_MD_ILLEGAL, as an unpinnable region).
+ * Takes each segment's pages from @pc (or pins them uncached if NULL);
+ * on failure nothing stays referenced. A Portals code.
  */
-static int ptl_mem_create(const struct ptl_acct *acct,
+static int ptl_mem_get_pins(struct ptl_mem *mem, struct ptl_pincache *pc,
+			    const struct ptlc_seg *segs, bool must_write)
+{
+	bool writable = true;
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < mem->nsegs; i++) {
+		struct ptl_mem_seg *s = &mem->segs[i];
+		unsigned long start = segs[i].addr & PAGE_MASK;
+
+		if (!s->npages)
+			continue;
+		rc = ptl_pin_get(pc, start, s->npages, must_write, &s->pin);
+		if (rc) {
+			ptl_mem_put_pins(mem);
+			return rc;
+		}
+		s->pages = ptl_pin_pages(s->pin, start);
+		writable &= ptl_pin_writable(s->pin);
+	}
+	mem->writable = writable;
+	return PTL_OK;
+}
+
+/*
+ * Builds the memory of @segs on pinned pages from @ni's pin cache; a
+ * Portals return code. The bookkeeping is charged to @acct's
+ * max_user_kmem (PTL_NO_SPACE) before it is allocated; pages the cache
+ * has to pin are charged to RLIMIT_MEMLOCK (PTL_MD_ILLEGAL, as an
+ * unpinnable region) before they are (ptl_pincache.c).
+ */
+static int ptl_mem_create(struct ptl_ni *ni, const struct ptl_acct *acct,
 			  const struct ptlc_seg *segs, unsigned int nsegs,
 			  bool must_write, struct ptl_mem **out)
 {
@@ -354,32 +429,24 @@ static int ptl_mem_create(const struct ptl_acct *acct,
 	kmem = ptl_mem_kmem(nsegs, npages);
 	if (!ptl_user_charge_kmem(acct, kmem))
 		return PTL_NO_SPACE;
-	rc = PTL_MD_ILLEGAL;
-	if (npages && !ptl_mem_charge(current->mm, npages))
-		goto err_kmem;
 	rc = PTL_NO_SPACE;
-	mem = ptl_mem_alloc(segs, nsegs);
+	mem = ptl_mem_layout(segs, nsegs, false);
 	if (!mem)
-		goto err_pinned_vm;
-	rc = PTL_MD_ILLEGAL;
-	if (npages && ptl_mem_pin_pages(mem, segs, must_write))
-		goto err_free;
+		goto err_kmem;
 	if (npages) {
-		mmgrab(current->mm);
-		mem->mm = current->mm;
+		rc = ptl_mem_get_pins(mem, ptl_pincache_of(ni), segs,
+				      must_write);
+		if (rc)
+			goto err_free;
 	}
 	ptl_acct_copy(&mem->acct, acct);
 	mem->kmem = kmem;
-	atomic_long_add(mem->npages, &ptl_stats.pinned_pages);
 	atomic_long_inc(&ptl_stats.mds);
 	*out = mem;
 	return PTL_OK;
 
 err_free:
 	ptl_mem_free(mem);
-err_pinned_vm:
-	if (npages)
-		ptl_mem_uncharge(current->mm, npages);
 err_kmem:
 	ptl_user_charge_kmem(acct, -(long)kmem);
 	return rc;
@@ -431,7 +498,7 @@ int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
 		one.addr = umd->start;
 		one.len = umd->length;
 	}
-	rc = ptl_mem_create(&ni->acct, pin, nsegs,
+	rc = ptl_mem_create(ni, &ni->acct, pin, nsegs,
 			    umd->options & PTL_MD_OP_PUT,
 			    (struct ptl_mem **)&spec->mem);
 	if (rc) {
@@ -451,7 +518,21 @@ void ptl_mem_spec_done(struct ptlc_md_spec *spec)
 
 /* ---- release ---- */
 
-/* Unpins and uncharges; process context. */
+/*
+ * Returns @mem's pages to the pin cache and uncharges its bookkeeping;
+ * any context. The reference on its user (mem->acct) is the caller's.
+ */
+static void ptl_mem_release_pins(struct ptl_mem *mem)
+{
+	if (mem->returned)
+		return;
+	mem->returned = true;
+	ptl_mem_put_pins(mem);
+	atomic_long_dec(&ptl_stats.mds);
+	ptl_user_charge_kmem(&mem->acct, -(long)mem->kmem);
+}
+
+/* Releases @mem; process context. */
 void ptl_mem_release(struct ptl_mem *mem)
 {
 	if (!mem)
@@ -461,15 +542,7 @@ void ptl_mem_release(struct ptl_mem *mem)
 		ptl_mem_free(mem);
 		return;
 	}
-	if (mem->npages) {
-		unpin_user_pages_dirty_lock(mem->pages, mem->npages,
-					    mem->written);
-		ptl_mem_uncharge(mem->mm, mem->npages);
-		mmdrop(mem->mm);
-	}
-	atomic_long_sub(mem->npages, &ptl_stats.pinned_pages);
-	atomic_long_dec(&ptl_stats.mds);
-	ptl_user_charge_kmem(&mem->acct, -(long)mem->kmem);
+	ptl_mem_release_pins(mem);
 	ptl_acct_release(&mem->acct);
 	ptl_mem_free(mem);
 }
@@ -481,23 +554,48 @@ static void ptl_unpin_work_fn(struct work_struct *work)
 
 	llist_for_each_entry_safe(mem, next, list, free_node) {
 		ptl_mem_release(mem);
+		atomic_dec(&ptl_unpin_pending);
 		cond_resched();
 	}
 }
 
-/* ptlc_ops.md_release: atomic context, NI lock held. */
+/*
+ * ptlc_ops.md_release: atomic context, NI lock held. A process's MD is
+ * released right here: its pages go back to the pin cache, which sleeps
+ * for nothing (an entry to unpin goes to the cache's own work), so the
+ * calls that end an MD (unlink, update) wake no worker and wait for none.
+ * Only the last reference on its user's accounting (whose release takes a
+ * mutex), and kernel memory (whose page array may be vmalloc'ed), are
+ * left to the work item.
+ */
 void ptl_md_release_hook(void *glue, void *mem)
 {
 	struct ptl_mem *m = mem;
+	struct ptl_user *u = m->acct.user;
 
+	if (!m->kernel) {
+		ptl_mem_release_pins(m);
+		if (!u || refcount_dec_not_one(&u->ref)) {
+			ptl_mem_free(m);
+			return;
+		}
+		/* The last reference on its user: dropped by the work. */
+	}
+	atomic_inc(&ptl_unpin_pending);
 	if (llist_add(&m->free_node, &ptl_unpin_list))
 		schedule_work(&ptl_unpin_work);
 }
 
-/* Waits until every MD released so far is unpinned. */
+/*
+ * Waits until every MD released so far is unpinned (or cached). Most
+ * calls find nothing handed to a work item (the hook released it all),
+ * and do not touch the workqueue at all.
+ */
 void ptl_mem_flush(void)
 {
-	flush_work(&ptl_unpin_work);
+	if (atomic_read(&ptl_unpin_pending))
+		flush_work(&ptl_unpin_work);
+	ptl_pincache_flush();
 }
 
 /* ---- data movement ---- */
@@ -546,7 +644,7 @@ static bool ptl_cursor_piece(struct ptl_cursor *c, struct page **page,
 	idx = at >> PAGE_SHIFT;
 	if (idx >= s->npages)
 		return false;
-	*page = c->mem->pages[s->first + idx];
+	*page = s->pages[idx];
 	*off = at & ~PAGE_MASK;
 	*len = min_t(u64, c->ch.len - c->pos, PAGE_SIZE - *off);
 	return true;

@@ -109,7 +109,8 @@ static void ptl_ni_release(struct kref *ref)
 {
 	struct ptl_ni *ni = container_of(ref, struct ptl_ni, ref);
 
-	ptlc_ni_destroy(ni->core);	/* MDs go to the unpin work */
+	ptlc_ni_destroy(ni->core);	/* MDs go back to the pin cache */
+	ptl_pincache_ni_release(ni);	/* the last NI of an mm empties it */
 	ptl_eq_ni_teardown(ni);		/* the core no longer writes rings */
 	ptl_iface_release_pid(ni->iface, ni->pid);
 	atomic_dec(&ni->iface->nis);

@@ -2,8 +2,9 @@
 /*
  * Module-wide counters, readable by anyone under the misc device:
  * /sys/class/misc/portals/{pinned_pages,open_files,nis,mds,eqs,
- * core_objects,intra_msgs,drops}. Tests use them to prove that closing,
- * exiting or being killed leaves nothing behind.
+ * core_objects,intra_msgs,drops,pincache_*}. Tests use them to prove that
+ * closing, exiting or being killed leaves nothing behind, and that the
+ * pin cache reuses pins.
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
@@ -28,6 +29,11 @@ PTL_STAT_ATTR(mds);
 PTL_STAT_ATTR(eqs);
 PTL_STAT_ATTR(intra_msgs);
 PTL_STAT_ATTR(drops);
+PTL_STAT_ATTR(pincache_hits);
+PTL_STAT_ATTR(pincache_misses);
+PTL_STAT_ATTR(pincache_invalidations);
+PTL_STAT_ATTR(pincache_evictions);
+PTL_STAT_ATTR(pincache_cached_pages);
 
 /* Allocations of the core (NIs, tables, MEs, MDs, EQs) still alive. */
 static ssize_t core_objects_show(struct device *dev,
@@ -46,6 +52,11 @@ static struct attribute *ptl_attrs[] = {
 	&dev_attr_intra_msgs.attr,
 	&dev_attr_drops.attr,
 	&dev_attr_core_objects.attr,
+	&dev_attr_pincache_hits.attr,
+	&dev_attr_pincache_misses.attr,
+	&dev_attr_pincache_invalidations.attr,
+	&dev_attr_pincache_evictions.attr,
+	&dev_attr_pincache_cached_pages.attr,
 	NULL,
 };
 

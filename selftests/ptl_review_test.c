@@ -238,6 +238,10 @@ TEST_F(ro, mprotect_race_with_attach_leaks_nothing)
 	TH_LOG("%d created and freed, %d EFAULT", ok, efault);
 	EXPECT_EQ(mds, ptl_st_counter("mds"));
 	EXPECT_EQ(eqs, ptl_st_counter("eqs"));
+	/* At most buf's pages, kept by the pin cache until close. */
+	EXPECT_GE(4 * PAGE / 1024, ptl_st_proc_status_kb(getpid(), "VmPin"));
+	close(self->fd);
+	self->fd = open(PTL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	EXPECT_EQ(0, ptl_st_proc_status_kb(getpid(), "VmPin"));
 }
 
