@@ -187,6 +187,7 @@ struct ptl_ni {
 	char comm[TASK_COMM_LEN];
 	struct ptl_kni *kni;	/* a kernel client's NI (ptl_kapi.c) */
 	struct ptl_pincache *pincache;	/* its MDs' pins (ptl_pincache.c) */
+	struct ptl_mem *spare_mem;	/* a freed one-segment MD's, for reuse */
 };
 
 /* What ptl_ni_new() builds an NI from. */
@@ -350,6 +351,7 @@ struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs, unsigned int nsegs);
 void ptl_mem_release(struct ptl_mem *mem);
 void ptl_md_release_hook(void *glue, void *mem);
 void ptl_mem_flush(void);
+void ptl_mem_ni_release(struct ptl_ni *ni);
 int ptl_mem_pin_range(unsigned long addr, unsigned long npages,
 		      bool must_write, struct page **pages, bool *writable);
 bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages);

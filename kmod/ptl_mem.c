@@ -261,6 +261,52 @@ struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs, unsigned int nsegs)
 	return ptl_mem_layout(segs, nsegs, true);
 }
 
+static void ptl_mem_free(struct ptl_mem *mem);
+
+/*
+ * A process's one-segment MDs (most of them) reuse the bookkeeping of the
+ * last one @ni freed, as the data calls reuse their ptl_xfer: an MD per
+ * message then costs no allocation, memcg charge, zeroing by the
+ * allocator and free (~0.8 us of an 8 B PtlMDBind in the icount guest).
+ */
+static struct ptl_mem *ptl_mem_user_alloc(struct ptl_ni *ni,
+					  const struct ptlc_seg *segs,
+					  unsigned int nsegs)
+{
+	struct ptl_mem *mem;
+
+	if (nsegs != 1)
+		return ptl_mem_layout(segs, nsegs, false);
+	mem = xchg(&ni->spare_mem, NULL);
+	if (!mem)
+		return ptl_mem_layout(segs, nsegs, false);
+	memset(mem, 0, struct_size(mem, segs, 1));
+	mem->nsegs = 1;
+	mem->segs[0].npages = segs[0].len ?
+		ptl_seg_pages(segs[0].addr, segs[0].len) : 0;
+	mem->segs[0].page_off = segs[0].addr & ~PAGE_MASK;
+	mem->npages = mem->segs[0].npages;
+	return mem;
+}
+
+/* Keeps @mem (a process's, released) as @ni's spare; any context. */
+static void ptl_mem_recycle(struct ptl_ni *ni, struct ptl_mem *mem)
+{
+	if (mem->nsegs == 1 && !mem->pages)
+		mem = xchg(&ni->spare_mem, mem);
+	if (mem)
+		ptl_mem_free(mem);
+}
+
+/* The NI is being released: its spare goes. */
+void ptl_mem_ni_release(struct ptl_ni *ni)
+{
+	struct ptl_mem *mem = xchg(&ni->spare_mem, NULL);
+
+	if (mem)
+		ptl_mem_free(mem);
+}
+
 /*
  * May the pages of @vma be pinned long-term (for writing if @write)?
  * -ENODEV never (a device mapping), -EOPNOTSUPP not for writing (a shared
@@ -430,7 +476,7 @@ static int ptl_mem_create(struct ptl_ni *ni, const struct ptl_acct *acct,
 	if (!ptl_user_charge_kmem(acct, kmem))
 		return PTL_NO_SPACE;
 	rc = PTL_NO_SPACE;
-	mem = ptl_mem_layout(segs, nsegs, false);
+	mem = ptl_mem_user_alloc(ni, segs, nsegs);
 	if (!mem)
 		goto err_kmem;
 	if (npages) {
@@ -576,7 +622,7 @@ void ptl_md_release_hook(void *glue, void *mem)
 	if (!m->kernel) {
 		ptl_mem_release_pins(m);
 		if (!u || refcount_dec_not_one(&u->ref)) {
-			ptl_mem_free(m);
+			ptl_mem_recycle(glue, m);
 			return;
 		}
 		/* The last reference on its user: dropped by the work. */

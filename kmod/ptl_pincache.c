@@ -84,6 +84,11 @@
 
 #include "ptl_internal.h"
 
+/* Debian's kernels have both; the debug guest kernel gets them too. */
+#if !IS_ENABLED(CONFIG_MMU_NOTIFIER) || !IS_ENABLED(CONFIG_INTERVAL_TREE)
+#error "the pin cache needs CONFIG_MMU_NOTIFIER and CONFIG_INTERVAL_TREE"
+#endif
+
 static unsigned long pincache_max_pages = 16384;
 module_param(pincache_max_pages, ulong, 0644);
 MODULE_PARM_DESC(pincache_max_pages,
@@ -328,9 +333,10 @@ struct ptl_pincache *ptl_pincache_of(struct ptl_ni *ni)
 	return pc;
 }
 
-/* ptl_ni_release(): the NI's user reference goes. */
+/* ptl_ni_release(): the NI's user reference goes (and its spare MD). */
 void ptl_pincache_ni_release(struct ptl_ni *ni)
 {
+	ptl_mem_ni_release(ni);
 	if (ni->pincache)
 		ptl_pincache_user_put(ni->pincache);
 	ni->pincache = NULL;
