@@ -76,8 +76,8 @@ int64_t NowMs() {
 // MD user_ptr values: what an event is about.
 constexpr uintptr_t kRequestMd = 1;
 constexpr uintptr_t kSlotBase = 0x100;
-// READs this large are put from the mapping of the export; smaller ones
-// are cheaper to copy than to pin and unpin.
+// READs this large are put from the mapping of the export; for smaller
+// ones the bind and unlink cost about what the copy saves (a judgment).
 constexpr uint64_t kMapMin = 64 << 10;
 
 std::string Id(ptl_process_id_t id) {
