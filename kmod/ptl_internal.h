@@ -42,7 +42,8 @@
  *                           taken by every core entry point; never held by
  *                           the glue. The core calls md_release and
  *                           eq_notify with it held: they only queue work,
- *                           bump counters, trace and wake.
+ *                           bump counters, trace, wake, free memory and
+ *                           take a pin cache's lock (irqsave, innermost).
  *   ptl_ni.swap_lock (spin_lock_bh)
  *                           serialises getput swaps on one target NI; no
  *                           other lock is taken inside it.
