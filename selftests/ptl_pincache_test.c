@@ -17,6 +17,8 @@
  */
 #include "ptl_selftest.h"
 
+#include <pthread.h>
+
 #include "kselftest_harness.h"
 
 #define PAGE		4096
@@ -354,6 +356,69 @@ TEST(fork_with_copy_on_write_then_parent_writes)
 TEST(madvise_dontneed)
 {
 	EXPECT_EQ(0, run_case(change_dontneed));
+}
+
+/*
+ * One thread binds and unlinks MDs over a range while another maps fresh
+ * memory over it again and again (MAP_FIXED is atomic: the range is never
+ * a hole): pins race invalidations (the retry of ptl_pin_fill()), entries
+ * go stale while MDs use them. Afterwards a new MD still sees the
+ * process's memory, and fini leaves nothing pinned.
+ */
+struct pc_race {
+	char *at;
+	volatile int stop;
+};
+
+static void *remap_loop(void *arg)
+{
+	struct pc_race *r = arg;
+
+	while (!r->stop)
+		if (map_pages(r->at, LEN, MAP_FIXED) != r->at)
+			return (void *)1;
+	return NULL;
+}
+
+static int race_case(struct ptl_chan *ch, void *arg)
+{
+	long pinned = ptl_st_counter("pinned_pages");
+	struct pc_race r = { 0 };
+	struct pc_ctx c;
+	pthread_t t;
+	void *ret;
+
+	pc_open(&c);
+	r.at = map_pages(NULL, LEN, 0);
+	CK_TRUE(r.at);
+	CK(0, pthread_create(&t, NULL, remap_loop, &r));
+	for (int i = 0; i < 3000; i++) {
+		ptl_handle_md_t md;
+
+		CK_RC(PTL_OK, PtlMDBind(c.ni, ptl_st_md(r.at, LEN, 1, 0,
+						       PTL_EQ_NONE),
+					PTL_RETAIN, &md));
+		if (i % 3)
+			CK_RC(PTL_OK, PtlMDUnlink(md));
+	}
+	r.stop = 1;
+	CK(0, pthread_join(t, &ret));
+	CK_TRUE(ret == NULL);
+	pc_check_current(&c, r.at, 90);
+	PtlFini();
+	for (int i = 0; i < 500 && ptl_st_counter("pinned_pages") != pinned;
+	     i++)
+		usleep(10000);
+	CK(pinned, ptl_st_counter("pinned_pages"));
+	return 0;
+}
+
+TEST(pins_racing_remaps_stay_right_and_leave_nothing)
+{
+	struct ptl_peer p;
+
+	ASSERT_EQ(0, ptl_peer_start(&p, race_case, NULL));
+	EXPECT_EQ(0, ptl_peer_wait(&p));
 }
 
 /* ---- limits and teardown ---- */
