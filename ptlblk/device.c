@@ -161,8 +161,15 @@ static int ptlblk_add_disk(struct ptlblk_dev *dev,
 	dev->tag_set.queue_depth = dev->queue_depth;
 	dev->tag_set.numa_node = NUMA_NO_NODE;
 	dev->tag_set.cmd_size = sizeof(struct ptlblk_cmd);
-	/* the kernel API may sleep: queue_rq runs where it can */
-	dev->tag_set.flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_BLOCKING;
+	/*
+	 * The kernel API may sleep: queue_rq runs where it can. No I/O
+	 * scheduler by default: with one (and BLK_MQ_F_BLOCKING) every
+	 * dispatch is handed to a kblockd worker, one more context switch
+	 * per request; the server orders its own work. An admin can still
+	 * pick one in /sys/block/ptlblkN/queue/scheduler.
+	 */
+	dev->tag_set.flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_BLOCKING |
+			     BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 	dev->tag_set.driver_data = dev;
 	dev->tag_set.timeout = msecs_to_jiffies(dev->timeout_ms);
 	rc = blk_mq_alloc_tag_set(&dev->tag_set);
