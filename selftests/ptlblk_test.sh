@@ -25,7 +25,7 @@
 #  6. a new link, the file system still clean; the server stops cleanly
 #     on SIGTERM, the Portals counters are back where they were, the
 #     modules unload.
-# After the netem run, a task blocked for 30 s is a hung task (the
+# After the netem run, a task blocked for 45 s is a hung task (the
 # kernel's warning fails the run): every request timeout is shorter.
 # The Portals counters are checked after every failure.
 # Environment: PTLBLK_FILES (files per tree, default 120), PTLBLK_MB
@@ -46,7 +46,7 @@ on_server=("$ip" netns exec b)
 timeout_s=30
 kill_timeout_s=5
 # the full-queue tests: 64 requests of 64 KiB, 16 at a time at the server
-depth_timeout_s=10
+depth_timeout_s=15
 peer_timeout_ms=3000
 
 # shellcheck source-path=SCRIPTDIR source=ptlblk_lib.sh
@@ -114,9 +114,9 @@ $ip netns exec b $tc qdisc del dev vb root
 
 # 3. The server dies while a writer is busy. Attach again with the short
 # timeout (a detach and an attach of a live device on the way). From here
-# on every request timeout is at most 10 s: a task blocked for 30 s is a
+# on every request timeout is at most 15 s: a task blocked for 45 s is a
 # hung task, and the kernel's warning fails the run.
-echo 30 >/proc/sys/kernel/hung_task_timeout_secs
+echo 45 >/proc/sys/kernel/hung_task_timeout_secs
 "$ptlctl" blk detach 0 && "$ptlctl" blk attach $nid_b timeout $kill_timeout_s >/dev/null &&
 	udevadm settle 2>/dev/null && [ -b /dev/ptlblk0 ]
 report $? "detach, attach again with a ${kill_timeout_s} s request timeout"
