@@ -20,8 +20,10 @@
 # Node 0 drives; node 1 obeys one-line commands ("kill", "restart",
 # "done") that node 0 sends over TCP on the same link (busybox nc).
 # Environment from the harness: NODE, PEER_IP. PTLBLK_FILES (files per
-# tree, default 60), PTLBLK_MB (backing file, default 128). Prints TAP
-# lines, prefixed by the harness with [nodeN].
+# tree, default 60), PTLBLK_MB (backing file, default 128),
+# PTLBLK_PEER_TIMEOUT_MS (the transport's peer timeout, default 3000; the
+# debug kernel under load needs more, 20000 passed). Prints TAP lines,
+# prefixed by the harness with [nodeN].
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -33,13 +35,13 @@ port=7070
 # for the kill, whose bound they set.
 timeout_s=30
 kill_timeout_s=8
-peer_timeout_ms=3000
+peer_timeout_ms=${PTLBLK_PEER_TIMEOUT_MS:-3000}
 
 # shellcheck source-path=SCRIPTDIR source=ptlblk_lib.sh
 . "$top/selftests/ptlblk_lib.sh"
 
 insmod "$moddir/ptl.ko" nid=7 &&
-	insmod "$moddir/ptl_rtscts.ko" peer_timeout_ms=$peer_timeout_ms &&
+	insmod "$moddir/ptl_rtscts.ko" peer_timeout_ms="$peer_timeout_ms" &&
 	"$ptlctl" iface bind 0 dev eth0
 report $? "node $NODE: ptl.ko and ptl_rtscts.ko loaded, interface 0 bound to eth0"
 counters_baseline
