@@ -139,10 +139,11 @@ blk_inflight() {
 	read -r r w </sys/block/ptlblk0/inflight && echo $((r + w))
 }
 
-# wait_inflight N SECONDS: until N requests are in flight at once
+# wait_inflight N SECONDS: until N requests are in flight at once (the
+# bound is wall-clock time: on a slow guest each poll costs much more)
 wait_inflight() {
-	local i
-	for ((i = 0; i < $2 * 20; i++)); do
+	local end=$((SECONDS + $2))
+	while [ $SECONDS -lt $end ]; do
 		[ "$(blk_inflight)" -ge "$1" ] && return 0
 		sleep 0.05
 	done
@@ -153,9 +154,9 @@ wait_inflight() {
 # the bound; sets exit_status and took (seconds since the call). Returns 0
 # when it ended by itself.
 wait_exit() {
-	local pid=$1 t0 i
+	local pid=$1 t0 end=$((SECONDS + $2))
 	t0=$(date +%s)
-	for ((i = 0; i < $2 * 5; i++)); do
+	while [ $SECONDS -lt $end ]; do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
 	done
