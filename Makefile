@@ -105,8 +105,9 @@ soak: deps
 	$(TOP)/tools/net-soak
 
 # make bench: Portals against local IPC peers in one guest under QEMU
-# -icount, then the core's matching micro-benchmark on the host
-# (tools/ptl_perf/run-bench; Documentation/performance.md).
+# -icount, then the core's matching micro-benchmark on the host, then the
+# two-node, block-device and Soft-RoCE parts (tools/ptl_perf/run-bench;
+# Documentation/performance.md).
 .PHONY: bench
 bench: all
 	$(TOP)/tools/ptl_perf/run-bench
