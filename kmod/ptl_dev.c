@@ -4,20 +4,22 @@
  *
  * Every command's argument struct starts with { size, flags } (see
  * uapi/linux/portals.h). Dispatch copies the caller's struct in with
- * copy_struct_from_user() so older and newer callers both work, refuses
- * unknown flags, runs the handler on a kernel copy and writes the struct
- * back up to the caller's size.
+ * copy_struct_from_user()'s rules so older and newer callers both work,
+ * refuses unknown flags, runs the handler on a kernel copy and, unless the
+ * command only takes input, writes the struct back up to the caller's size.
  *
- * A handler that creates an object (ME, MD, EQ) reports its handle only
- * through that final copy-out, so a struct that cannot be written must not
- * leave an object behind that the caller never learns about. Dispatch
- * therefore writes the caller's own bytes back before running the handler
- * (idempotent; a read-only struct fails here with EFAULT and nothing is
- * done), and if the copy-out still fails (another thread unmapped or
- * mprotected the struct meanwhile) the command's undo hook destroys what
- * the handler created, as RDMA's uobj_alloc_abort() does. PTL_IOC_NI_INIT
- * has no undo: PtlNIInit on an open interface returns the same NI, so the
- * caller can always learn its handle again (and PtlNIFini it).
+ * A handler that changes state (creates an ME, MD or EQ, updates an MD)
+ * reports through that final copy-out, so a struct that cannot be written
+ * must not leave a change behind that the caller never learns about.
+ * Dispatch therefore writes the caller's own bytes back before running
+ * such a handler (idempotent; a read-only struct fails here with EFAULT
+ * and nothing is done), and if the copy-out still fails (another thread
+ * unmapped or mprotected the struct meanwhile) the command's undo hook
+ * destroys what the handler created, as RDMA's uobj_alloc_abort() does.
+ * PTL_IOC_NI_INIT has no undo: PtlNIInit on an open interface returns the
+ * same NI, so the caller can always learn its handle again (and PtlNIFini
+ * it). Queries (EQ_WAIT among them) skip the first write: failing to
+ * report loses nothing.
  *
  * The file also maps EQ rings (mmap) and reports them readable (poll);
  * both live in ptl_eq.c. io_uring commands (ptl_uring.c) run through
@@ -52,6 +54,21 @@ static long ptl_ioctl_version(struct ptl_file *pf, void *arg)
 	return PTL_OK;
 }
 
+/*
+ * What a command does with its argument struct, which decides the copies:
+ * IN commands write nothing back (the data call, one per message, and the
+ * unlinks); QUERY commands write results back but change nothing, so a
+ * struct that cannot be written back simply fails with EFAULT; UPDATE
+ * commands change state and then report, so their struct is proven
+ * writable before they run (and an object they created is undone if the
+ * copy-out still fails).
+ */
+enum ptl_ioctl_kind {
+	PTL_IOCTL_KIND_IN,
+	PTL_IOCTL_KIND_QUERY,
+	PTL_IOCTL_KIND_UPDATE,
+};
+
 struct ptl_ioctl_desc {
 	long (*handler)(struct ptl_file *pf, void *arg);
 	/*
@@ -59,72 +76,112 @@ struct ptl_ioctl_desc {
 	 * handle could not be copied out; process context, no lock held.
 	 */
 	void (*undo)(struct ptl_file *pf, void *arg);
+	/* copy_struct_from_user() and the copy back, sized per command. */
+	int (*copy_in)(void *kargs, const void __user *uargs, u32 usize);
+	int (*copy_out)(void __user *uargs, const void *kargs, u32 usize);
 	u32 arg_size;		/* the kernel's sizeof() of the arg struct */
 	u32 valid_flags;
-	/*
-	 * The handler writes nothing into its arguments: nothing is copied
-	 * back (the data calls, one per message: two 80-byte copies saved).
-	 */
-	bool input_only;
+	enum ptl_ioctl_kind kind;
 };
 
-#define PTL_IOCTL_DESC(cmd, fn, type, flags, undo_fn, in_only)	\
-	[_IOC_NR(cmd)] = {					\
-		.handler = fn,					\
-		.undo = undo_fn,				\
-		.arg_size = sizeof(type),			\
-		.valid_flags = flags,				\
-		.input_only = in_only,				\
+/*
+ * Hardened usercopy checks every copy whose size is not a compile-time
+ * constant against the bounds of the kernel object (here the stack frame):
+ * a few hundred instructions per copy, several copies per message. The
+ * argument structs have fixed sizes, so each command gets copy helpers in
+ * which the usual case, a caller of the same ABI size, copies a constant
+ * size; other sizes take copy_struct_from_user()'s general path.
+ */
+#define PTL_IOCTL_COPY_FNS(tag)						\
+static int ptl_copy_in_##tag(void *kargs, const void __user *uargs,	\
+			     u32 usize)					\
+{									\
+	if (likely(usize == sizeof(struct tag)))			\
+		return copy_from_user(kargs, uargs, sizeof(struct tag)) ?	\
+		       -EFAULT : 0;					\
+	return copy_struct_from_user(kargs, sizeof(struct tag), uargs,	\
+				     usize);				\
+}									\
+static int ptl_copy_out_##tag(void __user *uargs, const void *kargs,	\
+			      u32 usize)				\
+{									\
+	if (likely(usize >= sizeof(struct tag)))			\
+		return copy_to_user(uargs, kargs, sizeof(struct tag)) ?	\
+		       -EFAULT : 0;					\
+	return copy_to_user(uargs, kargs, usize) ? -EFAULT : 0;	\
+}
+
+PTL_IOCTL_COPY_FNS(ptl_ioc_version)
+PTL_IOCTL_COPY_FNS(ptl_ioc_ni_init)
+PTL_IOCTL_COPY_FNS(ptl_ioc_ni_fini)
+PTL_IOCTL_COPY_FNS(ptl_ioc_ni_identity)
+PTL_IOCTL_COPY_FNS(ptl_ioc_ni_status)
+PTL_IOCTL_COPY_FNS(ptl_ioc_ni_dist)
+PTL_IOCTL_COPY_FNS(ptl_ioc_handle_ni)
+PTL_IOCTL_COPY_FNS(ptl_ioc_me_attach)
+PTL_IOCTL_COPY_FNS(ptl_ioc_handle)
+PTL_IOCTL_COPY_FNS(ptl_ioc_md_attach)
+PTL_IOCTL_COPY_FNS(ptl_ioc_md_update)
+PTL_IOCTL_COPY_FNS(ptl_ioc_eq_alloc)
+PTL_IOCTL_COPY_FNS(ptl_ioc_eq_wait)
+PTL_IOCTL_COPY_FNS(ptl_ioc_ac_entry)
+PTL_IOCTL_COPY_FNS(ptl_ioc_data)
+PTL_IOCTL_COPY_FNS(ptl_ioc_set_jid)
+
+#define PTL_IOCTL_DESC(cmd, fn, tag, flags, undo_fn, how)		\
+	[_IOC_NR(cmd)] = {						\
+		.handler = fn,						\
+		.undo = undo_fn,					\
+		.copy_in = ptl_copy_in_##tag,				\
+		.copy_out = ptl_copy_out_##tag,				\
+		.arg_size = sizeof(struct tag),				\
+		.valid_flags = flags,					\
+		.kind = PTL_IOCTL_KIND_##how,				\
 	}
 
-#define PTL_IOCTL_UNDO(cmd, fn, type, flags, undo_fn)		\
-	PTL_IOCTL_DESC(cmd, fn, type, flags, undo_fn, false)
-
-#define PTL_IOCTL(cmd, fn, type, flags)				\
-	PTL_IOCTL_UNDO(cmd, fn, type, flags, NULL)
-
-#define PTL_IOCTL_IN(cmd, fn, type, flags)			\
-	PTL_IOCTL_DESC(cmd, fn, type, flags, NULL, true)
+#define PTL_IOCTL(cmd, fn, tag, flags, how)				\
+	PTL_IOCTL_DESC(cmd, fn, tag, flags, NULL, how)
 
 static const struct ptl_ioctl_desc ptl_ioctls[] = {
 	PTL_IOCTL(PTL_IOC_VERSION, ptl_ioctl_version,
-		  struct ptl_ioc_version, 0),
+		  ptl_ioc_version, 0, QUERY),
+	/* No undo: PtlNIInit again returns the same NI (see the top). */
 	PTL_IOCTL(PTL_IOC_NI_INIT, ptl_ioctl_ni_init,
-		  struct ptl_ioc_ni_init, PTL_NI_INIT_FLAGS_ALL),
+		  ptl_ioc_ni_init, PTL_NI_INIT_FLAGS_ALL, UPDATE),
 	PTL_IOCTL(PTL_IOC_NI_FINI, ptl_ioctl_ni_fini,
-		  struct ptl_ioc_ni_fini, 0),
+		  ptl_ioc_ni_fini, 0, UPDATE),
 	PTL_IOCTL(PTL_IOC_NI_IDENTITY, ptl_ioctl_ni_identity,
-		  struct ptl_ioc_ni_identity, 0),
+		  ptl_ioc_ni_identity, 0, QUERY),
 	PTL_IOCTL(PTL_IOC_NI_STATUS, ptl_ioctl_ni_status,
-		  struct ptl_ioc_ni_status, 0),
+		  ptl_ioc_ni_status, 0, QUERY),
 	PTL_IOCTL(PTL_IOC_NI_DIST, ptl_ioctl_ni_dist,
-		  struct ptl_ioc_ni_dist, 0),
+		  ptl_ioc_ni_dist, 0, QUERY),
 	PTL_IOCTL(PTL_IOC_HANDLE_NI, ptl_ioctl_handle_ni,
-		  struct ptl_ioc_handle_ni, 0),
-	PTL_IOCTL_UNDO(PTL_IOC_ME_ATTACH, ptl_ioctl_me_attach,
-		       struct ptl_ioc_me_attach, PTL_ME_ATTACH_FLAGS_ALL,
-		       ptl_undo_me_attach),
+		  ptl_ioc_handle_ni, 0, QUERY),
+	PTL_IOCTL_DESC(PTL_IOC_ME_ATTACH, ptl_ioctl_me_attach,
+		       ptl_ioc_me_attach, PTL_ME_ATTACH_FLAGS_ALL,
+		       ptl_undo_me_attach, UPDATE),
 	PTL_IOCTL(PTL_IOC_ME_UNLINK, ptl_ioctl_me_unlink,
-		  struct ptl_ioc_handle, 0),
-	PTL_IOCTL_UNDO(PTL_IOC_MD_ATTACH, ptl_ioctl_md_attach,
-		       struct ptl_ioc_md_attach, PTL_MD_ATTACH_FLAGS_ALL,
-		       ptl_undo_md_attach),
+		  ptl_ioc_handle, 0, IN),
+	PTL_IOCTL_DESC(PTL_IOC_MD_ATTACH, ptl_ioctl_md_attach,
+		       ptl_ioc_md_attach, PTL_MD_ATTACH_FLAGS_ALL,
+		       ptl_undo_md_attach, UPDATE),
 	PTL_IOCTL(PTL_IOC_MD_UNLINK, ptl_ioctl_md_unlink,
-		  struct ptl_ioc_handle, 0),
+		  ptl_ioc_handle, 0, IN),
 	PTL_IOCTL(PTL_IOC_MD_UPDATE, ptl_ioctl_md_update,
-		  struct ptl_ioc_md_update, PTL_MD_UPDATE_FLAGS_ALL),
-	PTL_IOCTL_UNDO(PTL_IOC_EQ_ALLOC, ptl_ioctl_eq_alloc,
-		       struct ptl_ioc_eq_alloc, 0, ptl_undo_eq_alloc),
+		  ptl_ioc_md_update, PTL_MD_UPDATE_FLAGS_ALL, UPDATE),
+	PTL_IOCTL_DESC(PTL_IOC_EQ_ALLOC, ptl_ioctl_eq_alloc,
+		       ptl_ioc_eq_alloc, 0, ptl_undo_eq_alloc, UPDATE),
 	PTL_IOCTL(PTL_IOC_EQ_FREE, ptl_ioctl_eq_free,
-		  struct ptl_ioc_handle, 0),
+		  ptl_ioc_handle, 0, IN),
 	PTL_IOCTL(PTL_IOC_EQ_WAIT, ptl_ioctl_eq_wait,
-		  struct ptl_ioc_eq_wait, 0),
+		  ptl_ioc_eq_wait, 0, QUERY),
 	PTL_IOCTL(PTL_IOC_AC_ENTRY, ptl_ioctl_ac_entry,
-		  struct ptl_ioc_ac_entry, 0),
-	PTL_IOCTL_IN(PTL_IOC_DATA, ptl_ioctl_data,
-		     struct ptl_ioc_data, PTL_DATA_FLAGS_ALL),
+		  ptl_ioc_ac_entry, 0, UPDATE),
+	PTL_IOCTL(PTL_IOC_DATA, ptl_ioctl_data,
+		  ptl_ioc_data, PTL_DATA_FLAGS_ALL, IN),
 	PTL_IOCTL(PTL_IOC_SET_JID, ptl_ioctl_set_jid,
-		  struct ptl_ioc_set_jid, 0),
+		  ptl_ioc_set_jid, 0, UPDATE),
 };
 
 /*
@@ -186,7 +243,7 @@ long ptl_dev_call_user(struct ptl_file *pf, unsigned int cmd,
 {
 	const struct ptl_ioctl_desc *desc;
 	union ptl_ioctl_args args __ptl_noinit;
-	u32 usize, len;
+	u32 usize;
 	long rc;
 	int err;
 
@@ -197,22 +254,22 @@ long ptl_dev_call_user(struct ptl_file *pf, unsigned int cmd,
 		return -EFAULT;
 	if (usize < sizeof(struct ptl_ioc_head) || usize > PTL_IOC_MAX_ARG_SIZE)
 		return -EINVAL;
-	err = copy_struct_from_user(&args, desc->arg_size, argp, usize);
+	err = desc->copy_in(&args, argp, usize);
 	if (err)
 		return err;
 	if (args.head.flags & ~desc->valid_flags)
 		return -EINVAL;
-	if (desc->input_only)
+	if (desc->kind == PTL_IOCTL_KIND_IN)
 		return desc->handler(pf, &args);
 	/* The reply must be deliverable before anything is done. */
-	len = min_t(u32, usize, desc->arg_size);
-	if (copy_to_user(argp, &args, len))
+	if (desc->kind == PTL_IOCTL_KIND_UPDATE &&
+	    desc->copy_out(argp, &args, usize))
 		return -EFAULT;
 
 	rc = desc->handler(pf, &args);
 	if (rc < 0)
 		return rc;
-	if (copy_to_user(argp, &args, len)) {
+	if (desc->copy_out(argp, &args, usize)) {
 		if (rc == PTL_OK && desc->undo)
 			desc->undo(pf, &args);
 		return -EFAULT;
@@ -238,7 +295,7 @@ long ptl_dev_call_inline(struct ptl_file *pf, unsigned int cmd,
 	union ptl_ioctl_args args __ptl_noinit;
 	u32 usize;
 
-	if (!desc || !desc->input_only)
+	if (!desc || desc->kind != PTL_IOCTL_KIND_IN)
 		return -EOPNOTSUPP;
 	if (len < sizeof(struct ptl_ioc_head))
 		return -EINVAL;

@@ -434,11 +434,26 @@ static long ptl_eq_wait_on(struct ptl_ni *ni,
 	return rc;
 }
 
+static long ptl_eq_wait_watches(struct ptl_file *pf,
+				struct ptl_ioc_eq_wait *args,
+				const struct ptl_ioc_eq_watch *w)
+{
+	struct ptl_ni *ni;
+	long rc;
+
+	ni = ptl_ni_lookup_any(pf, w[0].eq_handle);
+	if (!ni)
+		return PTL_EQ_INVALID;
+	rc = ptl_eq_wait_on(ni, w, args);
+	ptl_ni_put(ni);
+	return rc;
+}
+
 long ptl_ioctl_eq_wait(struct ptl_file *pf, void *arg)
 {
 	struct ptl_ioc_eq_wait *args = arg;
-	struct ptl_ioc_eq_watch *w;
-	struct ptl_ni *ni;
+	void __user *uwatches = u64_to_user_ptr(args->watches);
+	struct ptl_ioc_eq_watch one, *w;
 	long rc;
 
 	if (args->reserved)
@@ -446,18 +461,20 @@ long ptl_ioctl_eq_wait(struct ptl_file *pf, void *arg)
 	args->which = 0;
 	if (!args->count || args->count > PTL_EQ_WAIT_MAX)
 		return PTL_EQ_INVALID;
+	/*
+	 * PtlEQWait and a PtlEQPoll of one EQ, a sleep per message: a
+	 * constant-size copy, no allocation.
+	 */
+	if (args->count == 1) {
+		if (copy_from_user(&one, uwatches, sizeof(one)))
+			return -EFAULT;
+		return ptl_eq_wait_watches(pf, args, &one);
+	}
 	/* Up to 64 Ki entries (512 KiB): kvmalloc, not kmalloc. */
-	w = vmemdup_user(u64_to_user_ptr(args->watches),
-			 (size_t)args->count * sizeof(*w));
+	w = vmemdup_user(uwatches, (size_t)args->count * sizeof(*w));
 	if (IS_ERR(w))
 		return PTR_ERR(w);
-	ni = ptl_ni_lookup_any(pf, w[0].eq_handle);
-	if (!ni) {
-		rc = PTL_EQ_INVALID;
-	} else {
-		rc = ptl_eq_wait_on(ni, w, args);
-		ptl_ni_put(ni);
-	}
+	rc = ptl_eq_wait_watches(pf, args, w);
 	kvfree(w);
 	return rc;
 }
