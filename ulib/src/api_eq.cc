@@ -21,12 +21,15 @@ using ptl::Library;
 namespace {
 
 // One non-blocking dequeue; runs the handler outside the EQ lock so that it
-// may call the API (even on this EQ).
-int Dequeue(ptl::Eq& eq, ptl_event_t* event) {
+// may call the API (even on this EQ). On PTL_EQ_EMPTY, `watch` (if given)
+// gets the sequence the reader waits for, read under the same lock, ready
+// for PTL_IOC_EQ_WAIT.
+int Dequeue(ptl::Eq& eq, ptl_event_t* event, ptl_ioc_eq_watch* watch = nullptr) {
   int rc;
   {
     std::lock_guard lock(eq.mutex);
     rc = eq.reader.Get(event);
+    if (rc == PTL_EQ_EMPTY && watch) *watch = {eq.handle, eq.reader.expected()};
   }
   if (rc == PTL_EQ_EMPTY) return rc;
   unsigned mask = eq.debug_mask.load(std::memory_order_relaxed);
@@ -143,22 +146,15 @@ int PtlEQWait(ptl_handle_eq_t eq_handle, ptl_event_t* event) {
 int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_event_t* event,
               int* which_eq) {
   if (!eq_handles || !event || !which_eq) return PTL_SEGV;
-  auto& lib = Library::Instance();
-  auto dev = lib.device();
-  if (!dev) return PTL_NO_INIT;
-  if (size <= 0) return PTL_EQ_INVALID;
 
   return ptl::Guard([&]() -> int {
-    // Resolve every handle first: unknown ones and EQs of another NI than
-    // the first one's are PTL_EQ_INVALID with *which_eq naming them. Up to
-    // kInlineEqs handles live on the stack: a poll that finds an event
-    // allocates nothing, reads no clock and makes no syscall.
+    // Up to kInlineEqs handles and their watch entries live on the stack:
+    // a poll that finds an event allocates nothing, reads no clock and
+    // makes no syscall; one that sleeps allocates nothing either.
     constexpr int kInlineEqs = 8;
     std::array<std::shared_ptr<ptl::Eq>, kInlineEqs> inline_eqs;
     std::vector<std::shared_ptr<ptl::Eq>> heap_eqs;
     std::shared_ptr<ptl::Eq>* eqs = inline_eqs.data();
-    // The same for the watch list the sleep hands the kernel: a wait on a
-    // few EQs, the common case, allocates nothing either.
     std::array<ptl_ioc_eq_watch, kInlineEqs> inline_watches;
     std::vector<ptl_ioc_eq_watch> heap_watches;
     ptl_ioc_eq_watch* watches = inline_watches.data();
@@ -168,20 +164,18 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
       heap_watches.resize(static_cast<size_t>(size));
       watches = heap_watches.data();
     }
-    for (int i = 0; i < size; ++i) {
-      eqs[i] = lib.FindEq(eq_handles[i]);
-      if (!eqs[i] || eqs[i]->ni != eqs[0]->ni) {
-        *which_eq = i;
-        return PTL_EQ_INVALID;
-      }
-    }
+    // Every handle resolved under one lock: unknown ones and EQs of another
+    // NI than the first one's are PTL_EQ_INVALID with *which_eq naming them.
+    Library::DeviceRef dev;
+    int rc = Library::Instance().FindEqs(eq_handles, size, eqs, &dev, which_eq);
+    if (rc != PTL_OK) return rc;
 
     const bool forever = timeout == PTL_TIME_FOREVER;
     int64_t deadline = -1;  // computed when the first scan finds nothing
     for (;;) {
-      // Array order, no syscall.
+      // Array order, no syscall; an empty EQ records what to wait for.
       for (int i = 0; i < size; ++i) {
-        int rc = Dequeue(*eqs[i], event);
+        rc = Dequeue(*eqs[i], event, &watches[i]);
         if (rc != PTL_EQ_EMPTY) {
           *which_eq = i;
           return rc;
@@ -190,13 +184,11 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
 
       int64_t left = 0;
       if (!forever) {
-        if (deadline < 0) deadline = NowMs() + timeout;
-        left = deadline - NowMs();
-        if (left <= 0) return PTL_EQ_EMPTY;  // contract 11
-      }
-      for (int i = 0; i < size; ++i) {
-        std::lock_guard lock(eqs[i]->mutex);
-        watches[i] = {eqs[i]->handle, eqs[i]->reader.expected()};
+        if (timeout == 0) return PTL_EQ_EMPTY;  // contract 11, no clock
+        const int64_t now = NowMs();
+        if (deadline < 0) deadline = now + timeout;
+        left = deadline - now;
+        if (left <= 0) return PTL_EQ_EMPTY;
       }
       ptl_ioc_eq_wait args{};
       args.watches = reinterpret_cast<uintptr_t>(watches);
@@ -206,7 +198,7 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
           forever
               ? PTL_TIME_FOREVER
               : static_cast<uint32_t>(left < PTL_TIME_FOREVER - 1 ? left : PTL_TIME_FOREVER - 1);
-      int rc = dev->CallRaw(PTL_IOC_EQ_WAIT, &args);
+      rc = dev->CallRaw(PTL_IOC_EQ_WAIT, &args);
       if (rc == -EINTR || rc == PTL_OK) continue;  // signal, or an event: look again
       if (rc == PTL_EQ_EMPTY) return PTL_EQ_EMPTY;
       if (rc == PTL_EQ_INVALID) {

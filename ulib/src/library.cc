@@ -166,4 +166,21 @@ std::shared_ptr<Eq> Library::FindEq(ptl_handle_eq_t handle) {
   return it == state_.eqs.end() ? nullptr : it->second;
 }
 
+int Library::FindEqs(const ptl_handle_eq_t* handles, int n, std::shared_ptr<Eq>* eqs,
+                     DeviceRef* dev, int* bad) {
+  std::lock_guard lock(mutex_);
+  if (!Live()) return PTL_NO_INIT;
+  if (n <= 0) return PTL_EQ_INVALID;
+  for (int i = 0; i < n; ++i) {
+    auto it = state_.eqs.find(handles[i]);
+    if (it == state_.eqs.end() || (i > 0 && it->second->ni != eqs[0]->ni)) {
+      *bad = i;
+      return PTL_EQ_INVALID;
+    }
+    eqs[i] = it->second;
+  }
+  *dev = device_;
+  return PTL_OK;
+}
+
 }  // namespace ptl
