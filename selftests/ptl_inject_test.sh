@@ -40,6 +40,8 @@
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=tap.sh
+. "$top/selftests/tap.sh"
 build=${BUILD:-$top/build}
 moddir=${PTL_MODULE_DIR:-$top}
 npeers=${PTL_INJECT_PEERS:-1000}
@@ -54,20 +56,10 @@ NS_B=ptlinj-b
 NID_B=167772162 # 10.0.0.2, the default nid of veth-b (its IPv4 address)
 PID_B=77
 
-failures=0
 loaded=()   # modules this script loaded, unloaded in reverse at the end
 bg_pids=()
 tmp=$(mktemp -d /tmp/ptl_inject_test.XXXXXX)
 
-report() { # report STATUS DESCRIPTION...
-	if [ "$1" -eq 0 ]; then
-		echo "ok - ${*:2}"
-	else
-		echo "not ok - ${*:2}"
-		failures=$((failures + 1))
-	fi
-}
-skip() { echo "ok - $1 # SKIP $2"; }
 diag() { echo "# $*"; }
 # Shows a file as diagnostics (after a failure).
 show() { [ -s "$1" ] && sed 's/^/#   /' "$1" | tail -n "${2:-20}"; }

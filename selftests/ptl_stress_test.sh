@@ -12,22 +12,13 @@
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=tap.sh
+. "$top/selftests/tap.sh"
+tap_numbered=1
 build=${BUILD:-$top/build}
 stress=$build/tools/ptl_stress/ptl_stress
 nid=${PTL_TEST_NID:-7}
 out=$(mktemp -d)
-failures=0
-count=0
-
-report() {	# report STATUS DESCRIPTION
-	count=$((count + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $count - $2"
-	else
-		echo "not ok $count - $2"
-		failures=$((failures + 1))
-	fi
-}
 
 # show FILE: the output of a failed step, as TAP comments
 show() {
@@ -162,5 +153,5 @@ if [ $loaded = 1 ]; then
 	rmmod ptl
 	report $? "ptl.ko unloads"
 fi
-echo "1..$count"
+echo "1..$tap_count"
 exit $((failures > 0))

@@ -16,18 +16,8 @@ img=/tmp/ptlblk.img
 mnt=/tmp/ptlblk-mnt
 sums=/tmp/ptlblk-sums
 slog=/tmp/ptlblk-server.log
-failures=0
-tests=0
-
-report() {	# report STATUS DESCRIPTION
-	tests=$((tests + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok - $2"
-	else
-		echo "not ok - $2"
-		failures=$((failures + 1))
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=tap.sh
+. "$top/selftests/tap.sh"
 
 # start_server: ptlblk-server exporting $img, in the background (sets
 # server_pid); it is up when its NI is (ptlctl ni show lists pid 42)

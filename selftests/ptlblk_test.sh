@@ -240,5 +240,5 @@ $ip netns del b
 rmmod ptlblk && rmmod ptl_rtscts && rmmod ptl
 report $? "ptlblk, ptl_rtscts and ptl unload"
 
-echo "# $tests tests, $failures failed"
+echo "# $tap_count tests, $failures failed"
 exit $((failures > 0))

@@ -2,7 +2,8 @@
 # Runs in each of two test guests joined by the harness's emulated
 # Ethernet link (tools/vm/run --nodes 2): ptlblk between two real kernels,
 # the client's ptlblk.ko on node 0, ptlblk-server on node 1, ptl_rtscts
-# over virtio-net on both.
+# over virtio-net on both (PTL_TRANSPORT=rdma: ptl_rdma over Soft-RoCE on
+# the same link; see transport_lib.sh).
 #
 #     node 0 (client)                          node 1 (server)
 #   /dev/ptlblk0, ext4 on it                 ptlblk-server /tmp/ptlblk.img
@@ -40,10 +41,11 @@ peer_timeout_ms=${PTLBLK_PEER_TIMEOUT_MS:-3000}
 # shellcheck source-path=SCRIPTDIR source=ptlblk_lib.sh
 . "$top/selftests/ptlblk_lib.sh"
 
-insmod "$moddir/ptl.ko" nid=7 &&
-	insmod "$moddir/ptl_rtscts.ko" peer_timeout_ms="$peer_timeout_ms" &&
-	"$ptlctl" iface bind 0 dev eth0
-report $? "node $NODE: ptl.ko and ptl_rtscts.ko loaded, interface 0 bound to eth0"
+# shellcheck source-path=SCRIPTDIR source=transport_lib.sh
+. "$top/selftests/transport_lib.sh"
+
+insmod "$moddir/ptl.ko" nid=7 && transport_up eth0 "$peer_timeout_ms"
+report $? "node $NODE: ptl.ko and $transport_mod.ko loaded, interface 0 bound to eth0"
 counters_baseline
 
 # ---- node 1: the server ----
@@ -77,9 +79,9 @@ if [ "$NODE" = 1 ]; then
 	report $? "node 1: ptlblk-server stops cleanly on SIGTERM"
 	sed 's/^/# server: /' "$slog" | tail -n 6
 	counters_back "node 1: the server stopped"
-	"$ptlctl" iface unbind 0 && rmmod ptl_rtscts && rmmod ptl
-	report $? "node 1: ptl_rtscts and ptl unload"
-	echo "# node 1: $tests tests, $failures failed"
+	transport_down && rmmod ptl
+	report $? "node 1: $transport_mod and ptl unload"
+	echo "# node 1: $tap_count tests, $failures failed"
 	exit $((failures > 0))
 fi
 
@@ -153,7 +155,7 @@ umount "$mnt" && "$ptlctl" blk detach 0
 report $? "node 0: unmounted, detached"
 send_command "done"
 counters_back "node 0: at the end"
-rmmod ptlblk && "$ptlctl" iface unbind 0 && rmmod ptl_rtscts && rmmod ptl
-report $? "node 0: ptlblk, ptl_rtscts and ptl unload"
-echo "# node 0: $tests tests, $failures failed"
+rmmod ptlblk && transport_down && rmmod ptl
+report $? "node 0: ptlblk, $transport_mod and ptl unload"
+echo "# node 0: $tap_count tests, $failures failed"
 exit $((failures > 0))

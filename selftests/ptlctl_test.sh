@@ -20,6 +20,8 @@
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=tap.sh
+. "$top/selftests/tap.sh"
 build=${BUILD:-$top/build}
 moddir=${PTL_MODULE_DIR:-$top}
 ptlctl=$build/tools/ptlctl/ptlctl
@@ -28,7 +30,6 @@ prog=$build/tools/ptlctl/tests/ptlctl_testprog
 IP=/usr/sbin/ip
 [ -x "$IP" ] || IP=/sbin/ip
 tmp=$(mktemp -d /tmp/ptlctl_test.XXXXXX)
-failures=0
 loaded=()
 pids=()
 
@@ -36,19 +37,6 @@ A_IP=10.99.1.1
 B_IP=10.99.1.2
 A_NID=$(((10 << 24) | (99 << 16) | (1 << 8) | 1))
 B_NID=$((A_NID + 1))
-
-report() {	# report STATUS DESCRIPTION
-	if [ "$1" -eq 0 ]; then
-		echo "ok - $2"
-	else
-		echo "not ok - $2"
-		failures=$((failures + 1))
-	fi
-}
-
-skip() {	# skip DESCRIPTION REASON
-	echo "ok - $1 # SKIP $2"
-}
 
 # (ip netns exec execs the command: started with & by path, not through
 # these functions, $! is the command's own pid.)

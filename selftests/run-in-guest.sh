@@ -6,6 +6,8 @@
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=tap.sh
+. "$top/selftests/tap.sh"
 build=${BUILD:-$top/build}
 # Where ptl.ko is: the repository root (make), or the debug kernel's build
 # of it (tools/vm/mkdebugmodules, build/debug-modules).
@@ -13,16 +15,6 @@ moddir=${PTL_MODULE_DIR:-$top}
 # ptl_kapi_test loads the kernel API's test client from here.
 export PTL_MODULE_DIR=$moddir
 export PTL_TEST_NID=${PTL_TEST_NID:-7}
-failures=0
-
-report() {	# report STATUS DESCRIPTION
-	if [ "$1" -eq 0 ]; then
-		echo "ok - $2"
-	else
-		echo "not ok - $2"
-		failures=$((failures + 1))
-	fi
-}
 
 insmod "$moddir/ptl.ko" nid="$PTL_TEST_NID"
 report $? "ptl.ko loads (nid=$PTL_TEST_NID)"

@@ -27,6 +27,8 @@
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=tap.sh
+. "$top/selftests/tap.sh"
 build=${BUILD:-$top/build}
 moddir=${PTL_MODULE_DIR:-$top}
 ip=/sbin/ip
@@ -41,16 +43,6 @@ stress_mtu=${NET_MTU:-9000}
 stress_report=--quiet
 [ "${NET_STRESS_REPORT:-0}" = 1 ] && stress_report=
 peer_timeout_ms=2000
-failures=0
-
-report() {	# report STATUS DESCRIPTION
-	if [ "$1" -eq 0 ]; then
-		echo "ok - $2"
-	else
-		echo "not ok - $2"
-		failures=$((failures + 1))
-	fi
-}
 
 nid_a=$(((10 << 24) | 1))
 nid_b=$(((10 << 24) | 2))

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs in each of two test guests joined by the harness's emulated
 # Ethernet link (tools/vm/run --nodes 2): two real kernels, two Portals
-# nodes, ptl_rtscts over virtio-net.
+# nodes, ptl_rtscts over virtio-net (PTL_TRANSPORT=rdma: ptl_rdma over
+# Soft-RoCE on the same link; see transport_lib.sh).
 #
 #     node 0 (client)                       node 1 (server)
 #   eth0 10.99.0.1  <---- emulated link ---->  eth0 10.99.0.2
@@ -9,9 +10,9 @@
 #  1. ptl_stress: messages of 0 B .. 1 MiB both ways, each once, in
 #     order and intact;
 #  2. node 1 then serves a client that runs on (ptl_stress --seconds)
-#     and, mid-transfer, unbinds its interface and unloads ptl_rtscts and
-#     ptl: to node 0 the peer has vanished. Node 0's operations must end
-#     with failure events within its peer timeout (ptl_stress reports
+#     and, mid-transfer, unbinds its interface and unloads the transport
+#     and ptl: to node 0 the peer has vanished. Node 0's operations must
+#     end with failure events within its peer timeout (ptl_stress reports
 #     failures and exits, never hangs), then node 0's counters are back at
 #     zero and its modules unload.
 # The nodes meet through the harness (NODE, PEER_IP); each prints TAP
@@ -19,21 +20,13 @@
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=tap.sh
+. "$top/selftests/tap.sh"
 build=${BUILD:-$top/build}
 moddir=${PTL_MODULE_DIR:-$top}
 ptlctl=$build/tools/ptlctl/ptlctl
 stress=$build/tools/ptl_stress/ptl_stress
 peer_timeout_ms=3000
-failures=0
-
-report() {	# report STATUS DESCRIPTION
-	if [ "$1" -eq 0 ]; then
-		echo "ok - $2"
-	else
-		echo "not ok - $2"
-		failures=$((failures + 1))
-	fi
-}
 
 nid_of() {	# nid_of A.B.C.D
 	local IFS=.
@@ -42,10 +35,11 @@ nid_of() {	# nid_of A.B.C.D
 	echo $((($1 << 24) | ($2 << 16) | ($3 << 8) | $4))
 }
 
-insmod "$moddir/ptl.ko" nid=7 &&
-	insmod "$moddir/ptl_rtscts.ko" peer_timeout_ms=$peer_timeout_ms &&
-	"$ptlctl" iface bind 0 dev eth0
-report $? "node $NODE: ptl.ko and ptl_rtscts.ko loaded, interface 0 bound to eth0"
+# shellcheck source-path=SCRIPTDIR source=transport_lib.sh
+. "$top/selftests/transport_lib.sh"
+
+insmod "$moddir/ptl.ko" nid=7 && transport_up eth0 $peer_timeout_ms
+report $? "node $NODE: ptl.ko and $transport_mod.ko loaded, interface 0 bound to eth0"
 peer_nid=$(nid_of "$PEER_IP")
 
 if [ "$NODE" = 1 ]; then
@@ -54,8 +48,8 @@ if [ "$NODE" = 1 ]; then
 	# A client that keeps going; we vanish under it.
 	"$stress" server --pid 78 --clients 1 --timeout-ms 60000 --quiet &
 	sleep 4
-	"$ptlctl" iface unbind 0 && rmmod ptl_rtscts
-	report $? "node 1: unbound and unloaded ptl_rtscts mid-transfer"
+	transport_down
+	report $? "node 1: unbound and unloaded $transport_mod mid-transfer"
 	kill %1 2>/dev/null
 	wait
 	rmmod ptl
@@ -91,6 +85,6 @@ for c in pinned_pages mds nis eqs core_objects open_files; do
 	[ "$v" = 0 ] || { echo "# $c is $v"; leaks=1; }
 done
 report $leaks "node 0: nothing left behind (pinned pages, MDs, NIs, EQs, objects)"
-"$ptlctl" iface unbind 0 && rmmod ptl_rtscts && rmmod ptl
+transport_down && rmmod ptl
 report $? "node 0: both modules unload"
 exit $((failures > 0))

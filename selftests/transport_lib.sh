@@ -1,0 +1,48 @@
+# shellcheck shell=bash disable=SC2154  # moddir and ptlctl: the caller's
+# The transport a two-guest suite runs over; sourced, not run.
+#
+# PTL_TRANSPORT=rtscts (the default): ptl_rtscts.ko, raw Ethernet frames
+# on the netdev. PTL_TRANSPORT=rdma: ptl_rdma.ko over kernel verbs on a
+# Soft-RoCE device (rxe0) made over the same netdev; the nid is still the
+# netdev's IPv4 address. The caller sets moddir and ptlctl.
+#
+# transport_up NETDEV PEER_TIMEOUT_MS: loads the transport's module
+# (ptl_rtscts with peer_timeout_ms; ptl_rdma with it if modinfo lists
+# that parameter) and binds
+# interface 0 to NETDEV. transport_down: unbinds interface 0 and unloads
+# the transport's module (the rxe device stays: it belongs to the guest).
+# transport_mod: the module's name (ptl_rtscts, ptl_rdma), for messages
+# and rmmod.
+
+transport=${PTL_TRANSPORT:-rtscts}
+case $transport in
+rtscts | rdma) ;;
+*)
+	echo "PTL_TRANSPORT=$transport: expected rtscts or rdma" >&2
+	exit 2
+	;;
+esac
+transport_mod=ptl_$transport
+
+# shellcheck source-path=SCRIPTDIR source=rdma_lib.sh
+[ "$transport" = rdma ] && . "$(dirname "${BASH_SOURCE[0]}")/rdma_lib.sh"
+
+transport_up() {
+	local netdev=$1 timeout_ms=$2 ko=$moddir/$transport_mod.ko
+	local params=() bind=(iface bind 0 dev "$netdev")
+
+	if [ "$transport" = rdma ]; then
+		[ -e "$ko" ] || { echo "# no $ko: is the rdma transport built?" >&2; return 1; }
+		rdma_rxe_up "$netdev" || return 1
+		bind+=(transport rdma)
+	fi
+	if [ "$transport" = rtscts ] ||
+		modinfo -F parm "$ko" 2>/dev/null | grep -q '^peer_timeout_ms:'; then
+		params+=(peer_timeout_ms="$timeout_ms")
+	fi
+	insmod "$ko" "${params[@]}" && "$ptlctl" "${bind[@]}"
+}
+
+transport_down() {
+	"$ptlctl" iface unbind 0 && rmmod "$transport_mod"
+}
