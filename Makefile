@@ -119,13 +119,13 @@ PLATFORM_SHIMS := kmod/ptl_platform_kernel.h kmod/core/ptl_platform_user.h
 
 # Kernel code: everything C under kmod/, rtscts/ and include/ (rtscts/user
 # is the codec's user-space C++). User space: every C++ file and header.
-KERNEL_C := $(wildcard kmod/*.[ch] kmod/core/*.[ch] rtscts/*.[ch] include/ptl/*.h ptlblk/*.[ch])
+KERNEL_C := $(wildcard kmod/*.[ch] kmod/core/*.[ch] rtscts/*.[ch] include/ptl/*.h ptlblk/*.[ch] rdma/*.[ch])
 
 lint: $(KSRC_DIR)/.stamp
 	$(CHECKPATCH) -f $(filter-out $(PLATFORM_SHIMS),$(KERNEL_C))
 	$(CHECKPATCH) --ignore NEW_TYPEDEFS -f $(PLATFORM_SHIMS)
 	clang-format --dry-run --Werror $$(git ls-files '*.cc' '*.h' | \
-		grep -v -E '^(kmod|uapi|selftests|ulib/include|include|ptlblk)/|^rtscts/[^/]*\.h$$')
+		grep -v -E '^(kmod|uapi|selftests|ulib/include|include|ptlblk|rdma)/|^rtscts/[^/]*\.h$$')
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections: the rdma_cm listener of an interface, RC connections to
+ * peers set up on demand, and their teardown.
+ *
+ * A peer's nid is the IPv4 address of its RDMA netdev (as for rtscts, a
+ * binding's default nid is its netdev's address), so the first message
+ * for a nid resolves that address and connects to prd_port there. The
+ * connect request carries both nids; the acceptor checks the target nid
+ * is its own and learns the initiator's from it. Two nodes that connect
+ * to each other at once keep both connections: each sends its requests
+ * on the one in iface->peers and answers on the one a request came by.
+ *
+ * Any error (an rdma_cm error event, a disconnect, the device's removal,
+ * a completion in error, the connect timeout) kills a connection: it is
+ * marked dead under its lock, so nothing more is posted, and the teardown
+ * work destroys its QP, CQ, buffers, PD and cm_id, then fails the
+ * messages left. Each step is bounded (the connect timeout, the QP's
+ * retry count for a silent peer), so operations end with failure events
+ * within a bounded time and nothing outlives the binding.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/inetdevice.h>
+#include <linux/in.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+#include "prd.h"
+
+/* Local ACK timeout of the QPs: 4.096 us << 16 = 268 ms, 6 retries. */
+#define PRD_ACK_TIMEOUT		16
+#define PRD_RETRY_COUNT		6
+#define PRD_RNR_RETRY_INFINITE	7
+#define PRD_LISTEN_BACKLOG	64
+
+static void prd_conn_teardown(struct work_struct *work);
+static int prd_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+
+static void prd_conn_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct prd_conn, ref));
+}
+
+void prd_conn_put(struct prd_conn *conn)
+{
+	kref_put(&conn->ref, prd_conn_release);
+}
+
+/* Marks @conn dead and has the teardown free it. conn->lock held. */
+void __prd_conn_kill(struct prd_conn *conn)
+{
+	if (conn->state == PRD_CONN_DEAD)
+		return;
+	conn->state = PRD_CONN_DEAD;
+	queue_work(prd_wq, &conn->kill_work);
+}
+
+void prd_conn_kill(struct prd_conn *conn)
+{
+	spin_lock_bh(&conn->lock);
+	__prd_conn_kill(conn);
+	spin_unlock_bh(&conn->lock);
+}
+
+static void prd_conn_timeout(struct work_struct *work)
+{
+	struct prd_conn *conn = container_of(to_delayed_work(work),
+					     struct prd_conn, timer);
+	int last = READ_ONCE(conn->last_event);
+
+	spin_lock_bh(&conn->lock);
+	if (conn->state == PRD_CONN_CONNECTING) {
+		pr_info_ratelimited("nid %u: not connected after %u ms (last event: %s)\n",
+				    conn->nid, prd_connect_timeout_ms,
+				    last < 0 ? "none" : rdma_event_msg(last));
+		prd_stat_add(conn->pif, PRD_ST_CONN_FAILS, 1);
+		__prd_conn_kill(conn);
+	}
+	spin_unlock_bh(&conn->lock);
+}
+
+/* A new connection on pif->conns (its reference), or NULL if closing. */
+static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
+				       bool active)
+{
+	struct prd_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+
+	if (!conn)
+		return NULL;
+	conn->kind = PRD_KIND_CONN;
+	conn->pif = pif;
+	conn->nid = nid;
+	conn->active = active;
+	conn->last_event = -1;
+	kref_init(&conn->ref);
+	spin_lock_init(&conn->lock);
+	conn->state = PRD_CONN_CONNECTING;
+	INIT_LIST_HEAD(&conn->txq);
+	INIT_LIST_HEAD(&conn->inflight);
+	INIT_LIST_HEAD(&conn->tx_free);
+	INIT_DELAYED_WORK(&conn->timer, prd_conn_timeout);
+	INIT_WORK(&conn->kill_work, prd_conn_teardown);
+
+	mutex_lock(&pif->lock);
+	if (pif->closing) {
+		mutex_unlock(&pif->lock);
+		kfree(conn);
+		return NULL;
+	}
+	list_add_tail(&conn->node, &pif->conns);
+	pif->nconns++;
+	mutex_unlock(&pif->lock);
+	return conn;
+}
+
+static void prd_conn_unlist(struct prd_conn *conn)
+{
+	struct prd_iface *pif = conn->pif;
+
+	mutex_lock(&pif->lock);
+	list_del(&conn->node);
+	if (!--pif->nconns)
+		wake_up(&pif->idle);
+	mutex_unlock(&pif->lock);
+}
+
+/* PD, CQ, QP and buffers on the device the cm_id resolved to. */
+static int prd_conn_setup_qp(struct prd_conn *conn)
+{
+	struct ib_device *dev = conn->id->device;
+	struct ib_qp_init_attr attr = {};
+	int err;
+
+	conn->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(conn->pd)) {
+		err = PTR_ERR(conn->pd);
+		conn->pd = NULL;
+		return err;
+	}
+	err = prd_bufs_alloc(conn);
+	if (err)
+		return err;
+	conn->cq = ib_alloc_cq(dev, conn, conn->ntx + conn->nrx, 0,
+			       IB_POLL_SOFTIRQ);
+	if (IS_ERR(conn->cq)) {
+		err = PTR_ERR(conn->cq);
+		conn->cq = NULL;
+		return err;
+	}
+	attr.send_cq = conn->cq;
+	attr.recv_cq = conn->cq;
+	attr.cap.max_send_wr = conn->ntx;
+	attr.cap.max_recv_wr = conn->nrx;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	attr.sq_sig_type = IB_SIGNAL_ALL_WR;
+	attr.qp_type = IB_QPT_RC;
+	err = rdma_create_qp(conn->id, conn->pd, &attr);
+	if (err)
+		return err;
+	conn->qp_created = true;
+	err = rdma_set_ack_timeout(conn->id, PRD_ACK_TIMEOUT);
+	if (err)
+		return err;
+	return prd_post_recvs(conn);
+}
+
+/*
+ * Frees what prd_conn_setup_qp() made. The QP goes first, so that the
+ * adapter stops using the buffers; freeing the CQ waits for a completion
+ * handler still running.
+ */
+static void prd_conn_free_res(struct prd_conn *conn)
+{
+	if (conn->qp_created) {
+		rdma_destroy_qp(conn->id);
+		conn->qp_created = false;
+	}
+	if (conn->cq) {
+		ib_free_cq(conn->cq);
+		conn->cq = NULL;
+	}
+	prd_bufs_free(conn);
+	if (conn->pd) {
+		ib_dealloc_pd(conn->pd);
+		conn->pd = NULL;
+	}
+}
+
+static void prd_conn_teardown(struct work_struct *work)
+{
+	struct prd_conn *conn = container_of(work, struct prd_conn,
+					     kill_work);
+	struct prd_iface *pif = conn->pif;
+
+	xa_cmpxchg(&pif->peers, conn->nid, conn, NULL, 0);
+	cancel_delayed_work_sync(&conn->timer);
+	if (conn->qp_created)
+		rdma_disconnect(conn->id);	/* the peer learns at once */
+	prd_conn_free_res(conn);
+	if (conn->id)
+		rdma_destroy_id(conn->id);
+	conn->id = NULL;
+	prd_fail_msgs(conn);
+	prd_conn_unlist(conn);
+	prd_conn_put(conn);
+}
+
+static void prd_conn_data_init(struct prd_conn *conn,
+			       struct prd_conn_data *d,
+			       struct rdma_conn_param *param)
+{
+	memset(d, 0, sizeof(*d));
+	d->magic = cpu_to_be16(PRD_MAGIC);
+	d->version = cpu_to_be16(PRD_VERSION);
+	d->credits = cpu_to_be16(prd_credits);
+	d->src_nid = cpu_to_be32(ptl_binding_nid(conn->pif->b));
+	d->dst_nid = cpu_to_be32(conn->nid);
+	d->frame_size = cpu_to_be32(prd_frame_size);
+
+	memset(param, 0, sizeof(*param));
+	param->private_data = d;
+	param->private_data_len = sizeof(*d);
+	param->retry_count = PRD_RETRY_COUNT;
+	/* Credits keep data frames from meeting no buffer; NOOPs may. */
+	param->rnr_retry_count = PRD_RNR_RETRY_INFINITE;
+	param->flow_control = 1;
+}
+
+/* Checks the peer's private data; the smaller frame size is used. */
+static int prd_conn_data_check(const struct rdma_conn_param *param,
+			       u32 *credits, u32 *frame_size)
+{
+	const struct prd_conn_data *d = param->private_data;
+	u32 min_frame = sizeof(struct prd_frame) + 96 + 1;
+
+	if (!d || param->private_data_len < sizeof(*d) ||
+	    be16_to_cpu(d->magic) != PRD_MAGIC ||
+	    be16_to_cpu(d->version) != PRD_VERSION ||
+	    !be16_to_cpu(d->credits) ||
+	    be32_to_cpu(d->frame_size) < min_frame)
+		return -EPROTO;
+	*credits = be16_to_cpu(d->credits);
+	*frame_size = min(be32_to_cpu(d->frame_size), prd_frame_size);
+	return 0;
+}
+
+/* ESTABLISHED: the connection may send. */
+static void prd_conn_up(struct prd_conn *conn, struct rdma_cm_event *ev)
+{
+	u32 credits = 0, frame_size = 0;
+	bool ok = true;
+
+	if (conn->active)
+		ok = !prd_conn_data_check(&ev->param.conn, &credits,
+					  &frame_size);
+	spin_lock_bh(&conn->lock);
+	if (!ok) {
+		__prd_conn_kill(conn);
+	} else if (conn->state == PRD_CONN_CONNECTING) {
+		if (conn->active) {
+			/* Frames may have returned credits already. */
+			conn->tx_credits += credits;
+			conn->frame_size = frame_size;
+		}
+		conn->state = PRD_CONN_UP;
+		prd_stat_add(conn->pif, PRD_ST_CONNS, 1);
+		__prd_kick(conn);
+	}
+	spin_unlock_bh(&conn->lock);
+	cancel_delayed_work(&conn->timer);
+}
+
+static int prd_conn_route_resolved(struct prd_conn *conn)
+{
+	struct rdma_conn_param param;
+	struct prd_conn_data d;
+	int err;
+
+	err = prd_conn_setup_qp(conn);
+	if (err)
+		return err;
+	prd_conn_data_init(conn, &d, &param);
+	/* In the event handler: its mutex is held. */
+	return rdma_connect_locked(conn->id, &param);
+}
+
+static int prd_conn_event(struct prd_conn *conn, struct rdma_cm_event *ev)
+{
+	int err = 0;
+
+	WRITE_ONCE(conn->last_event, ev->event);
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = rdma_resolve_route(conn->id, prd_connect_timeout_ms);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = prd_conn_route_resolved(conn);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		prd_conn_up(conn, ev);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		prd_conn_kill(conn);
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		break;
+	default:	/* errors, rejects, device removal, address change */
+		pr_info_ratelimited("nid %u: %s (%d)\n", conn->nid,
+				    rdma_event_msg(ev->event), ev->status);
+		err = -ENOTCONN;
+		break;
+	}
+	if (err) {
+		prd_stat_add(conn->pif, PRD_ST_CONN_FAILS, 1);
+		prd_conn_kill(conn);
+	}
+	/* The teardown destroys the cm_id, never rdma_cm on our return. */
+	return 0;
+}
+
+/* Undoes a connection refused before anyone else could see it. */
+static void prd_conn_abort(struct prd_conn *conn)
+{
+	spin_lock_bh(&conn->lock);
+	conn->state = PRD_CONN_DEAD;	/* completion handlers: kill no-op */
+	spin_unlock_bh(&conn->lock);
+	prd_conn_free_res(conn);
+	conn->id = NULL;
+	prd_conn_unlist(conn);
+	prd_conn_put(conn);
+}
+
+/* CONNECT_REQUEST on the listener; non-zero has rdma_cm reject it. */
+static int prd_cm_request(struct prd_iface *pif, struct rdma_cm_id *id,
+			  struct rdma_cm_event *ev)
+{
+	const struct prd_conn_data *d = ev->param.conn.private_data;
+	u32 credits, frame_size;
+	struct rdma_conn_param param;
+	struct prd_conn_data mine;
+	struct prd_conn *conn;
+	int err;
+
+	err = prd_conn_data_check(&ev->param.conn, &credits, &frame_size);
+	if (err || be32_to_cpu(d->dst_nid) != ptl_binding_nid(pif->b)) {
+		prd_stat_add(pif, PRD_ST_BAD_FRAMES, 1);
+		return -EPROTO;
+	}
+	conn = prd_conn_alloc(pif, be32_to_cpu(d->src_nid), false);
+	if (!conn)
+		return -ENOMEM;
+	conn->id = id;
+	conn->tx_credits = credits;
+	conn->frame_size = frame_size;
+	err = prd_conn_setup_qp(conn);
+	if (err)
+		goto err_abort;
+	prd_conn_data_init(conn, &mine, &param);
+	err = rdma_accept(id, &param);
+	if (err)
+		goto err_abort;
+	id->context = conn;
+	/*
+	 * Requests to the peer go this way unless a connection is there
+	 * already (-EBUSY: both connected at once); this one then carries
+	 * the peer's requests and our responses only.
+	 */
+	err = xa_insert(&pif->peers, conn->nid, conn, GFP_KERNEL);
+	if (err && err != -EBUSY)
+		pr_debug("nid %u: not kept for sends (%d)\n", conn->nid, err);
+	queue_delayed_work(prd_wq, &conn->timer,
+			   msecs_to_jiffies(prd_connect_timeout_ms));
+	return 0;
+
+err_abort:
+	prd_conn_abort(conn);	/* rdma_cm destroys the id */
+	return err;
+}
+
+static int prd_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	enum prd_kind *kind = id->context;
+	struct prd_iface *pif;
+
+	if (*kind == PRD_KIND_CONN)
+		return prd_conn_event(id->context, ev);
+	pif = id->context;
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return prd_cm_request(pif, id, ev);
+	/* The listener's device is going away: let go of it. */
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		queue_work(prd_wq, &pif->listen_gone);
+	return 0;
+}
+
+static struct rdma_cm_id *prd_listen_take(struct prd_iface *pif)
+{
+	struct rdma_cm_id *id;
+
+	mutex_lock(&pif->lock);
+	id = pif->listen;
+	pif->listen = NULL;
+	mutex_unlock(&pif->lock);
+	return id;
+}
+
+static void prd_listen_gone(struct work_struct *work)
+{
+	struct prd_iface *pif = container_of(work, struct prd_iface,
+					     listen_gone);
+	struct rdma_cm_id *id = prd_listen_take(pif);
+
+	if (id) {
+		pr_info("interface %u: its RDMA device is gone\n",
+			ptl_binding_iface(pif->b));
+		rdma_destroy_id(id);
+	}
+}
+
+/* Listens on the interface's address: fails if no RDMA device has it. */
+int prd_listen(struct prd_iface *pif, struct netlink_ext_ack *extack)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(prd_port),
+		.sin_addr.s_addr = pif->addr,
+	};
+	struct rdma_cm_id *id;
+	int err;
+
+	INIT_WORK(&pif->listen_gone, prd_listen_gone);
+	id = rdma_create_id(pif->net, prd_cm_handler, pif, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	err = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	if (err) {
+		NL_SET_ERR_MSG(extack,
+			       "no RDMA device has this device's IPv4 address");
+		goto err_id;
+	}
+	err = rdma_listen(id, PRD_LISTEN_BACKLOG);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot listen on the RDMA port");
+		goto err_id;
+	}
+	pif->listen = id;
+	return 0;
+
+err_id:
+	rdma_destroy_id(id);
+	return err;
+}
+
+void prd_stop_listening(struct prd_iface *pif)
+{
+	struct rdma_cm_id *id;
+
+	cancel_work_sync(&pif->listen_gone);
+	id = prd_listen_take(pif);
+	if (id)
+		rdma_destroy_id(id);
+}
+
+/* Starts connecting to @nid; the connection with a reference for us. */
+static struct prd_conn *prd_conn_connect(struct prd_iface *pif, u32 nid)
+{
+	struct sockaddr_in src = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = pif->addr,
+	};
+	struct sockaddr_in dst = {
+		.sin_family = AF_INET,
+		.sin_port = htons(prd_port),
+		.sin_addr.s_addr = htonl(nid),
+	};
+	struct prd_conn *conn;
+	int err;
+
+	conn = prd_conn_alloc(pif, nid, true);
+	if (!conn)
+		return ERR_PTR(-ENETDOWN);
+	conn->id = rdma_create_id(pif->net, prd_cm_handler, conn,
+				  RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(conn->id)) {
+		err = PTR_ERR(conn->id);
+		conn->id = NULL;
+		prd_conn_abort(conn);
+		return ERR_PTR(err);
+	}
+	err = xa_insert(&pif->peers, nid, conn, GFP_KERNEL);
+	if (err) {	/* -EBUSY: raced with another sender or an accept */
+		prd_conn_kill(conn);
+		return ERR_PTR(err);
+	}
+	kref_get(&conn->ref);
+	queue_delayed_work(prd_wq, &conn->timer,
+			   msecs_to_jiffies(prd_connect_timeout_ms));
+	err = rdma_resolve_addr(conn->id, (struct sockaddr *)&src,
+				(struct sockaddr *)&dst,
+				prd_connect_timeout_ms);
+	if (err) {
+		prd_stat_add(pif, PRD_ST_CONN_FAILS, 1);
+		prd_conn_kill(conn);
+	}
+	return conn;
+}
+
+/* The connection to send to @nid on, referenced; made if there is none. */
+struct prd_conn *prd_conn_get(struct prd_iface *pif, u32 nid)
+{
+	struct prd_conn *conn;
+	int tries;
+
+	for (tries = 0; tries < 3; tries++) {
+		xa_lock(&pif->peers);
+		conn = xa_load(&pif->peers, nid);
+		if (conn)
+			kref_get(&conn->ref);
+		xa_unlock(&pif->peers);
+		if (conn)
+			return conn;
+		conn = prd_conn_connect(pif, nid);
+		if (!IS_ERR(conn) || PTR_ERR(conn) != -EBUSY)
+			return conn;
+	}
+	return ERR_PTR(-EBUSY);
+}
+
+/* Unbind: every connection is torn down; returns when all are gone. */
+void prd_kill_all(struct prd_iface *pif)
+{
+	struct prd_conn *conn;
+
+	mutex_lock(&pif->lock);
+	pif->closing = true;
+	list_for_each_entry(conn, &pif->conns, node)
+		prd_conn_kill(conn);
+	mutex_unlock(&pif->lock);
+	wait_event(pif->idle, !READ_ONCE(pif->nconns));
+	/* The last teardowns may still be leaving prd_conn_unlist(). */
+	flush_workqueue(prd_wq);
+}

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data path of a connection: Portals messages as SEND frames into
+ * the peer's posted receive buffers, credits, completions.
+ *
+ * A message goes out as a FIRST frame (our frame header, the 96-byte wire
+ * header, the first payload bytes) and as many MORE frames as its payload
+ * needs, back to back: RC delivers them in order, so the receiver needs
+ * no reassembly state beyond "the message being received". Each data
+ * frame uses one credit, that is one receive buffer the peer has posted
+ * for us; the peer returns credits in the header of any frame it sends,
+ * or alone in a NOOP when it owes half of them and has nothing to send.
+ * NOOPs use none (the peer keeps PRD_NOOP_SPARE buffers for them), so
+ * credits always come back and a data frame never finds no buffer.
+ *
+ * A message is done (ptl_msg_sent) when the send of its last frame
+ * completes: on RC that means the peer's adapter has acknowledged every
+ * frame of it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <p3api/misc.h>
+#include <p3api/types.h>
+
+#include "core/ptl_wire.h"
+#include "prd.h"
+
+static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+static void prd_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+
+static struct ib_device *prd_dev(struct prd_conn *conn)
+{
+	return conn->id->device;
+}
+
+static int prd_buf_init(struct prd_conn *conn, struct prd_buf *pb,
+			enum dma_data_direction dir)
+{
+	pb->conn = conn;
+	pb->data = kmalloc(prd_frame_size, GFP_KERNEL);
+	if (!pb->data)
+		return -ENOMEM;
+	pb->dma = ib_dma_map_single(prd_dev(conn), pb->data, prd_frame_size,
+				    dir);
+	if (ib_dma_mapping_error(prd_dev(conn), pb->dma)) {
+		kfree(pb->data);
+		pb->data = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void prd_buf_fini(struct prd_conn *conn, struct prd_buf *pb,
+			 enum dma_data_direction dir)
+{
+	if (!pb->data)
+		return;
+	ib_dma_unmap_single(prd_dev(conn), pb->dma, prd_frame_size, dir);
+	kfree(pb->data);
+	pb->data = NULL;
+}
+
+/* The fixed send and receive rings: what a connection can ever use. */
+int prd_bufs_alloc(struct prd_conn *conn)
+{
+	unsigned int i;
+	int err;
+
+	conn->ntx = prd_credits + PRD_NOOP_SPARE;
+	conn->nrx = prd_credits + PRD_NOOP_SPARE;
+	conn->tx = kcalloc(conn->ntx, sizeof(*conn->tx), GFP_KERNEL);
+	conn->rx = kcalloc(conn->nrx, sizeof(*conn->rx), GFP_KERNEL);
+	if (!conn->tx || !conn->rx)
+		return -ENOMEM;
+	for (i = 0; i < conn->ntx; i++) {
+		conn->tx[i].cqe.done = prd_tx_done;
+		err = prd_buf_init(conn, &conn->tx[i], DMA_TO_DEVICE);
+		if (err)
+			return err;
+		list_add_tail(&conn->tx[i].free, &conn->tx_free);
+	}
+	for (i = 0; i < conn->nrx; i++) {
+		conn->rx[i].cqe.done = prd_rx_done;
+		err = prd_buf_init(conn, &conn->rx[i], DMA_FROM_DEVICE);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* After the QP and CQ are gone: nothing can use the buffers any more. */
+void prd_bufs_free(struct prd_conn *conn)
+{
+	unsigned int i;
+
+	for (i = 0; conn->tx && i < conn->ntx; i++)
+		prd_buf_fini(conn, &conn->tx[i], DMA_TO_DEVICE);
+	for (i = 0; conn->rx && i < conn->nrx; i++)
+		prd_buf_fini(conn, &conn->rx[i], DMA_FROM_DEVICE);
+	kfree(conn->tx);
+	kfree(conn->rx);
+	conn->tx = NULL;
+	conn->rx = NULL;
+	INIT_LIST_HEAD(&conn->tx_free);
+}
+
+static int prd_post_recv(struct prd_conn *conn, struct prd_buf *rb)
+{
+	struct ib_sge sge = {
+		.addr = rb->dma,
+		.length = prd_frame_size,
+		.lkey = conn->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &rb->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	ib_dma_sync_single_for_device(prd_dev(conn), rb->dma, prd_frame_size,
+				      DMA_FROM_DEVICE);
+	return ib_post_recv(conn->id->qp, &wr, NULL);
+}
+
+/* Before connecting: the peer may send as soon as it is connected. */
+int prd_post_recvs(struct prd_conn *conn)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < conn->nrx; i++) {
+		err = prd_post_recv(conn, &conn->rx[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len)
+{
+	struct ib_sge sge = {
+		.addr = tb->dma,
+		.length = len,
+		.lkey = conn->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe = &tb->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	int err;
+
+	ib_dma_sync_single_for_device(prd_dev(conn), tb->dma, len,
+				      DMA_TO_DEVICE);
+	err = ib_post_send(conn->id->qp, &wr, NULL);
+	if (!err) {
+		list_del(&tb->free);
+		prd_stat_add(conn->pif, PRD_ST_TX_FRAMES, 1);
+		prd_stat_add(conn->pif, PRD_ST_TX_BYTES, len);
+	}
+	return err;
+}
+
+static void prd_frame_init(struct prd_conn *conn, struct prd_frame *f,
+			   u8 type)
+{
+	memset(f, 0, sizeof(*f));
+	f->magic = cpu_to_be16(PRD_MAGIC);
+	f->type = type;
+	/* Every frame returns what we owe: fewer NOOPs. */
+	f->credits = cpu_to_be16(conn->rx_owed);
+}
+
+/* Posts the next frame of the message at the head of txq. */
+static int prd_post_data(struct prd_conn *conn, struct prd_tx_cb *cb)
+{
+	struct prd_buf *tb = list_first_entry(&conn->tx_free, struct prd_buf,
+					      free);
+	struct ptl_msg *msg = cb->msg;
+	u64 len = ptl_msg_len(msg);
+	struct prd_frame *f = tb->data;
+	u8 *p = (u8 *)(f + 1);
+	u32 room = conn->frame_size - sizeof(*f);
+	u32 chunk;
+	int err;
+
+	prd_frame_init(conn, f, cb->started ? PRD_FRAME_MORE : PRD_FRAME_FIRST);
+	if (!cb->started) {
+		f->payload = cpu_to_be64(len);
+		memcpy(p, ptl_msg_hdr(msg), PTL_WIRE_HDR_LEN);
+		p += PTL_WIRE_HDR_LEN;
+		room -= PTL_WIRE_HDR_LEN;
+	}
+	chunk = min_t(u64, room, len - cb->off);
+	/* Pinned memory cannot fault; if it did, the frame still goes. */
+	if (chunk && ptl_msg_copy(msg, cb->off, p, chunk)) {
+		memset(p, 0, chunk);
+		cb->failed = true;
+	}
+	p += chunk;
+	f->len = cpu_to_be32(p - (u8 *)(f + 1));
+	tb->msg = cb->off + chunk == len ? msg : NULL;
+	err = prd_post_send(conn, tb, p - (u8 *)f);
+	if (err)
+		return err;
+	conn->rx_owed = 0;
+	conn->tx_credits--;
+	cb->started = true;
+	cb->off += chunk;
+	if (tb->msg)
+		list_move_tail(&cb->list, &conn->inflight);
+	return 0;
+}
+
+static int prd_post_noop(struct prd_conn *conn)
+{
+	struct prd_buf *tb = list_first_entry(&conn->tx_free, struct prd_buf,
+					      free);
+	int err;
+
+	prd_frame_init(conn, tb->data, PRD_FRAME_NOOP);
+	tb->msg = NULL;
+	err = prd_post_send(conn, tb, sizeof(struct prd_frame));
+	if (!err) {
+		conn->rx_owed = 0;
+		prd_stat_add(conn->pif, PRD_ST_NOOPS, 1);
+	}
+	return err;
+}
+
+/* Sends what credits and free buffers allow. conn->lock held. */
+void __prd_kick(struct prd_conn *conn)
+{
+	bool sent = false;
+	int err = 0;
+
+	if (conn->state != PRD_CONN_UP)
+		return;
+	while (!err && !list_empty(&conn->txq) &&
+	       !list_empty(&conn->tx_free)) {
+		if (!conn->tx_credits) {
+			prd_stat_add(conn->pif, PRD_ST_CREDIT_STALLS, 1);
+			break;
+		}
+		err = prd_post_data(conn, list_first_entry(&conn->txq,
+							   struct prd_tx_cb,
+							   list));
+		sent = true;
+	}
+	if (!err && !sent && conn->rx_owed >= max(prd_credits / 2, 1U) &&
+	    !list_empty(&conn->tx_free))
+		err = prd_post_noop(conn);
+	if (err)
+		__prd_conn_kill(conn);
+}
+
+void prd_kick(struct prd_conn *conn)
+{
+	spin_lock_bh(&conn->lock);
+	__prd_kick(conn);
+	spin_unlock_bh(&conn->lock);
+}
+
+static void __prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg)
+{
+	struct prd_tx_cb *cb = prd_cb(msg);
+
+	memset(cb, 0, sizeof(*cb));
+	cb->msg = msg;
+	list_add_tail(&cb->list, &conn->txq);
+}
+
+/* Queues @msg on @conn; -ENOTCONN if the connection is going away. */
+int prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg)
+{
+	int err = 0;
+
+	spin_lock_bh(&conn->lock);
+	if (conn->state == PRD_CONN_DEAD) {
+		err = -ENOTCONN;
+	} else {
+		__prd_enqueue(conn, msg);
+		__prd_kick(conn);
+	}
+	spin_unlock_bh(&conn->lock);
+	return err;
+}
+
+/* Teardown, once the CQ is freed: whatever is left fails. */
+void prd_fail_msgs(struct prd_conn *conn)
+{
+	struct prd_tx_cb *cb, *tmp;
+	LIST_HEAD(failed);
+
+	spin_lock_bh(&conn->lock);
+	list_splice_tail_init(&conn->txq, &failed);
+	list_splice_tail_init(&conn->inflight, &failed);
+	spin_unlock_bh(&conn->lock);
+	list_for_each_entry_safe(cb, tmp, &failed, list) {
+		list_del(&cb->list);
+		ptl_msg_sent(cb->msg, PTL_NI_FAIL);
+	}
+	if (conn->rx_msg) {
+		ptl_rx_done(conn->rx_msg, PTL_NI_FAIL);
+		conn->rx_msg = NULL;
+	}
+}
+
+/* A completion in error: the connection is over. */
+static void prd_wc_error(struct prd_conn *conn, const struct ib_wc *wc)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_info_ratelimited("nid %u: %s\n", conn->nid,
+				    ib_wc_status_msg(wc->status));
+}
+
+static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct prd_buf *tb = container_of(wc->wr_cqe, struct prd_buf, cqe);
+	struct prd_conn *conn = tb->conn;
+	struct ptl_msg *done = NULL;
+	bool failed = false;
+
+	spin_lock_bh(&conn->lock);
+	list_add(&tb->free, &conn->tx_free);
+	if (wc->status != IB_WC_SUCCESS) {
+		/* Its message stays on inflight: the teardown fails it. */
+		prd_wc_error(conn, wc);
+		__prd_conn_kill(conn);
+		spin_unlock_bh(&conn->lock);
+		return;
+	}
+	if (tb->msg) {
+		done = tb->msg;
+		failed = prd_cb(done)->failed;
+		list_del(&prd_cb(done)->list);
+		tb->msg = NULL;
+	}
+	__prd_kick(conn);
+	spin_unlock_bh(&conn->lock);
+	if (done)
+		ptl_msg_sent(done, failed ? PTL_NI_FAIL : PTL_NI_OK);
+}
+
+/* The payload bytes @p[0..@len) of the message being received. */
+static int prd_rx_payload(struct prd_conn *conn, const u8 *p, u32 len,
+			  struct ptl_msg **resp)
+{
+	struct ptl_msg *msg = conn->rx_msg;
+
+	if (len > conn->rx_payload - conn->rx_off)
+		return -EPROTO;
+	if (msg && len && ptl_msg_deposit_buf(msg, conn->rx_off, p, len))
+		conn->rx_failed = true;
+	conn->rx_off += len;
+	if (conn->rx_off < conn->rx_payload)
+		return 0;
+	conn->rx_busy = false;
+	conn->rx_msg = NULL;
+	if (msg)
+		*resp = ptl_rx_done(msg, conn->rx_failed ? PTL_NI_FAIL :
+					 PTL_NI_OK);
+	return 0;
+}
+
+static int prd_rx_first(struct prd_conn *conn, const struct prd_frame *f,
+			const u8 *p, u32 len, struct ptl_msg **resp)
+{
+	struct ptl_rx_plan plan;
+	struct ptl_msg *msg;
+
+	if (conn->rx_busy || len < PTL_WIRE_HDR_LEN)
+		return -EPROTO;
+	msg = ptl_rx_start(conn->pif->b, conn->nid, p, PTL_WIRE_HDR_LEN,
+			   &plan);
+	/*
+	 * The peer's adapter has acknowledged the frame already: there is
+	 * no asking for it again. Rare (an atomic allocation failed); the
+	 * connection fails and so do the operations on it.
+	 */
+	if (IS_ERR(msg)) {
+		prd_stat_add(conn->pif, PRD_ST_NO_BUFFER, 1);
+		return PTR_ERR(msg);
+	}
+	conn->rx_msg = msg;
+	conn->rx_busy = true;
+	conn->rx_failed = false;
+	conn->rx_off = 0;
+	conn->rx_payload = be64_to_cpu(f->payload);
+	return prd_rx_payload(conn, p + PTL_WIRE_HDR_LEN,
+			      len - PTL_WIRE_HDR_LEN, resp);
+}
+
+/* One received frame; *data says whether it used a credit. */
+static int prd_rx_frame(struct prd_conn *conn, const void *buf, u32 len,
+			struct ptl_msg **resp, unsigned int *credits,
+			bool *data)
+{
+	const struct prd_frame *f = buf;
+	const u8 *p = (const u8 *)(f + 1);
+	u32 flen;
+
+	if (len < sizeof(*f) || be16_to_cpu(f->magic) != PRD_MAGIC)
+		return -EPROTO;
+	flen = be32_to_cpu(f->len);
+	if (flen > len - sizeof(*f))
+		return -EPROTO;
+	*credits = be16_to_cpu(f->credits);
+	*data = f->type != PRD_FRAME_NOOP;
+	prd_stat_add(conn->pif, PRD_ST_RX_FRAMES, 1);
+	prd_stat_add(conn->pif, PRD_ST_RX_BYTES, len);
+	switch (f->type) {
+	case PRD_FRAME_NOOP:
+		return 0;
+	case PRD_FRAME_FIRST:
+		return prd_rx_first(conn, f, p, flen, resp);
+	case PRD_FRAME_MORE:
+		if (!conn->rx_busy)
+			return -EPROTO;
+		return prd_rx_payload(conn, p, flen, resp);
+	default:
+		return -EPROTO;
+	}
+}
+
+static void prd_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct prd_buf *rb = container_of(wc->wr_cqe, struct prd_buf, cqe);
+	struct prd_conn *conn = rb->conn;
+	struct ptl_msg *resp = NULL;
+	unsigned int credits = 0;
+	bool data = false;
+	int err;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		prd_wc_error(conn, wc);
+		prd_conn_kill(conn);
+		return;
+	}
+	ib_dma_sync_single_for_cpu(prd_dev(conn), rb->dma, wc->byte_len,
+				   DMA_FROM_DEVICE);
+	err = prd_rx_frame(conn, rb->data, wc->byte_len, &resp, &credits,
+			   &data);
+	if (err == -EPROTO)
+		prd_stat_add(conn->pif, PRD_ST_BAD_FRAMES, 1);
+
+	spin_lock_bh(&conn->lock);
+	conn->tx_credits += credits;
+	if (resp)	/* failed by the teardown if the connection is dead */
+		__prd_enqueue(conn, resp);
+	if (!err && conn->state != PRD_CONN_DEAD)
+		err = prd_post_recv(conn, rb);
+	if (err) {
+		__prd_conn_kill(conn);
+	} else {
+		if (data)
+			conn->rx_owed++;
+		__prd_kick(conn);
+	}
+	spin_unlock_bh(&conn->lock);
+}

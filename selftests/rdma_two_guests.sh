@@ -1,0 +1,223 @@
+#!/bin/bash
+# Runs in each of two test guests joined by the harness's emulated
+# Ethernet link (tools/vm/run --nodes 2): Portals over ptl_rdma.ko on a
+# Soft-RoCE device (rxe0) over eth0 in each guest.
+#
+#     node 0 (client)                       node 1 (server)
+#   eth0/rxe0 10.99.0.1  <-- emulated link -->  eth0/rxe0 10.99.0.2
+#
+#  1. ptl_stress: puts, gets and getputs of 0 B .. 1 MiB both ways, each
+#     verified, over connections set up on demand;
+#  2. peer death: node 1 falls silent under traffic (netem drops all it
+#     sends);
+#     node 0's operations fail (the QP's retries run out) within a bounded
+#     time, and node 1's do too;
+#  3. module unload under traffic: node 1 unbinds and unloads ptl_rdma
+#     mid-transfer; node 0's operations fail at once (disconnect);
+#  4. device removal under traffic: node 0 deletes its rxe device
+#     ("rdma link delete") mid-transfer; its operations fail.
+# After each, every Portals counter is back at zero (pinned pages, MDs,
+# NIs, EQs, objects), the RDMA resources (PDs, CQs, QPs, cm_ids) are back
+# to what the device had before binding, and the modules unload. The
+# nodes meet through the harness (NODE, PEER_IP) and sleeps; each prints
+# TAP lines prefixed by the harness with [nodeN].
+set -u
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD:-$top/build}
+moddir=${PTL_MODULE_DIR:-$top}
+ptlctl=$build/tools/ptlctl/ptlctl
+stress=$build/tools/ptl_stress/ptl_stress
+op_timeout_ms=9000
+failures=0
+
+# shellcheck source-path=SCRIPTDIR source=rdma_lib.sh
+. "$top/selftests/rdma_lib.sh"
+
+# barrier NAME: returns when both nodes have reached it (120 s at most),
+# over TCP on eth0: node 1 listens, node 0 knocks until node 1 answers
+# with the same name (not that of a barrier before).
+barrier() {
+	timeout 130 python3 - "$NODE" "$PEER_IP" "$1" <<'EOF' ||
+import socket, sys, time
+node, peer, name = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+deadline = time.time() + 120
+if node == "1":
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("", 9917))
+    s.listen(4)
+    while True:
+        c, _ = s.accept()
+        c.settimeout(5)
+        try:
+            got = c.recv(64).strip()
+            c.sendall(name + b"\n")
+        except OSError:
+            got = b""
+        c.close()
+        if got == name:
+            sys.exit(0)
+while time.time() < deadline:
+    try:
+        c = socket.create_connection((peer, 9917), timeout=2)
+        c.settimeout(5)
+        c.sendall(name + b"\n")
+        got = c.recv(64).strip()
+        c.close()
+        if got == name:
+            sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.3)
+sys.exit(1)
+EOF
+		echo "# barrier $1 failed on node $NODE"
+}
+
+report() {	# report STATUS DESCRIPTION
+	if [ "$1" -eq 0 ]; then
+		echo "ok - $2"
+	else
+		echo "not ok - $2"
+		failures=$((failures + 1))
+	fi
+}
+
+nid_of() {	# nid_of A.B.C.D
+	local IFS=.
+	# shellcheck disable=SC2086
+	set -- $1
+	echo $((($1 << 24) | ($2 << 16) | ($3 << 8) | $4))
+}
+
+# What rxe0 holds (PDs, CQs, QPs, cm_ids, MRs), without its name.
+rdma_res() {
+	rdma resource show rxe0 2>/dev/null | sed 's/^[0-9]*: rxe0: //'
+}
+
+portals_clean() {	# portals_clean WHAT
+	local c v leaks=0
+
+	for c in pinned_pages mds nis eqs core_objects open_files; do
+		v=$(cat /sys/class/misc/portals/$c)
+		[ "$v" = 0 ] || { echo "# $c is $v"; leaks=1; }
+	done
+	report $leaks "node $NODE: $1: nothing left behind (pinned pages, MDs, NIs, EQs, objects)"
+}
+
+bind_rdma() {
+	insmod "$moddir/ptl_rdma.ko" && "$ptlctl" iface bind 0 dev eth0 transport rdma
+}
+
+# A client that keeps going until its peer or device goes away; it must
+# end with failures (not hang) well within its 60 seconds.
+client_fails() {	# client_fails PID WHAT
+	local start rc elapsed_ms
+
+	start=$(date +%s%N)
+	"$stress" client --server "$peer_nid:$1" --id 0 --seconds 60 \
+		--max-size 1M --timeout-ms $op_timeout_ms --quiet
+	rc=$?
+	elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+	echo "# the client ended (status $rc) after $elapsed_ms ms"
+	[ "$rc" -ne 0 ] && [ "$elapsed_ms" -lt 40000 ]
+	report $? "node 0: $2: operations failed, no hang (${elapsed_ms} ms)"
+}
+
+rdma_rxe_up eth0 && res0=$(rdma_res) &&
+	insmod "$moddir/ptl.ko" nid=7 && bind_rdma
+report $? "node $NODE: rxe0 up, ptl.ko and ptl_rdma.ko loaded, interface 0 bound to eth0 via rdma"
+peer_nid=$(nid_of "$PEER_IP")
+
+if [ "$NODE" = 1 ]; then
+	"$stress" server --pid 77 --clients 2 --timeout-ms 120000 --quiet &
+	barrier served
+	wait $!
+	report $? "node 1: served two clients, 0 B .. 1 MiB, every message verified"
+
+	# 2. Peer death: we fall silent under node 0's traffic.
+	"$stress" server --pid 78 --clients 1 --timeout-ms 60000 --quiet &
+	barrier silence
+	sleep 5
+	tc qdisc add dev eth0 root netem loss 100%
+	sleep 12
+	kill %1 2>/dev/null
+	wait
+	tc qdisc del dev eth0 root
+	barrier silence-over
+	sleep 3
+	portals_clean "after the silence"
+
+	# 3. Module unload under traffic.
+	"$stress" server --pid 79 --clients 1 --timeout-ms 60000 --quiet &
+	barrier unload
+	sleep 5
+	"$ptlctl" iface unbind 0 && rmmod ptl_rdma
+	report $? "node 1: unbound and unloaded ptl_rdma mid-transfer"
+	kill %1 2>/dev/null
+	wait
+	[ "$(rdma_res)" = "$res0" ]
+	report $? "node 1: RDMA resources back to before binding"
+
+	# 4. Serve node 0 until its device goes away under it.
+	bind_rdma
+	report $? "node 1: ptl_rdma loaded and bound again"
+	"$stress" server --pid 80 --clients 1 --timeout-ms 60000 --quiet &
+	barrier removal
+	barrier removal-over
+	kill %1 2>/dev/null
+	wait
+	sleep 2
+	portals_clean "at the end"
+	"$ptlctl" iface unbind 0 && rmmod ptl_rdma && rmmod ptl
+	report $? "node 1: both modules unload"
+	[ "$(rdma_res)" = "$res0" ]
+	report $? "node 1: RDMA resources back to before binding"
+	rdma_rxe_down rxe0
+	exit $((failures > 0))
+fi
+
+barrier served
+"$stress" client --server "$peer_nid:77" --id 0 --count 150 --max-size 1M \
+	--seed 1 --timeout-ms 60000 --quiet &
+"$stress" client --server "$peer_nid:77" --id 1 --count 150 --max-size 1M \
+	--seed 2 --timeout-ms 60000 --quiet
+rc=$?
+wait %1 || rc=1
+report $rc "node 0: two clients, 300 operations of 0 B .. 1 MiB to the other node"
+"$ptlctl" -s iface show 0 | sed 's/^/#   /'
+
+# 2. Node 1 falls silent 5 s after the barrier.
+barrier silence
+client_fails 78 "a silent peer"
+sleep 2
+portals_clean "after the silent peer"
+barrier silence-over
+
+# 3. Node 1 unloads ptl_rdma 5 s after the barrier.
+barrier unload
+client_fails 79 "a peer that unloads ptl_rdma"
+portals_clean "after the unload"
+
+# 4. Device removal under traffic, here.
+barrier removal
+"$stress" client --server "$peer_nid:80" --id 0 --seconds 60 --max-size 1M \
+	--timeout-ms $op_timeout_ms --quiet &
+client=$!
+sleep 5
+start=$(date +%s%N)
+rdma_rxe_down rxe0
+report $? "node 0: rdma link delete rxe0 under traffic"
+wait $client
+rc=$?
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+[ "$rc" -ne 0 ] && [ "$elapsed_ms" -lt 30000 ]
+report $? "node 0: the client failed after the device removal, no hang (status $rc, ${elapsed_ms} ms)"
+barrier removal-over
+"$ptlctl" -s iface show 0 | sed 's/^/#   /'
+sleep 2
+portals_clean "after the device removal"
+"$ptlctl" iface unbind 0 && rmmod ptl_rdma && rmmod ptl
+report $? "node 0: both modules unload"
+exit $((failures > 0))
