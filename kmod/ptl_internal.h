@@ -351,6 +351,9 @@ void ptl_mem_spec_done(struct ptlc_md_spec *spec);
 struct ptl_mem *ptl_mem_alloc(const struct ptlc_seg *segs, unsigned int nsegs);
 void ptl_mem_release(struct ptl_mem *mem);
 void ptl_md_release_hook(void *glue, void *mem);
+bool ptl_mem_reusable_hook(void *glue, void *mem, const ptl_md_t *desc);
+bool ptl_mem_reuse_spec(const struct ptl_ioc_md *umd,
+			struct ptlc_md_spec *spec);
 void ptl_mem_flush(void);
 void ptl_mem_ni_release(struct ptl_ni *ni);
 int ptl_mem_pin_range(unsigned long addr, unsigned long npages,
@@ -375,6 +378,7 @@ int ptl_pin_get(struct ptl_pincache *pc, unsigned long start,
 		unsigned long npages, bool must_write, struct ptl_pin **out);
 struct page **ptl_pin_pages(struct ptl_pin *p, unsigned long addr);
 bool ptl_pin_writable(const struct ptl_pin *p);
+bool ptl_pin_current(struct ptl_pin *p);
 void ptl_pin_put(struct ptl_pin *p, bool written);
 
 /* ptl_eq.c */

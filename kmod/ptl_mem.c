@@ -556,6 +556,55 @@ int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
 	return PTL_OK;
 }
 
+/**
+ * ptl_mem_reuse_spec - an update that may keep the MD's pinned memory
+ * @umd: the new MD as the process gave it
+ * @spec: filled for ptlc_md_update() with reuse_mem and no mem
+ *
+ * put_pp's pattern, an update before every put over the same buffer,
+ * then costs no pin cache lookup and no allocation: the core keeps the
+ * memory if the bytes are the same and ptl_mem_reusable_hook() agrees.
+ * Return: false for an MD that cannot be kept (iovec, unknown options):
+ * pin it with ptl_mem_pin().
+ */
+bool ptl_mem_reuse_spec(const struct ptl_ioc_md *umd,
+			struct ptlc_md_spec *spec)
+{
+	if (umd->options & (PTL_MD_IOVEC | ~PTL_MD_OPTIONS_ALL))
+		return false;
+	memset(spec, 0, sizeof(*spec));
+	ptl_md_from_ioc(umd, &spec->desc);
+	spec->reuse_mem = true;
+	return true;
+}
+
+/*
+ * ptlc_ops.mem_reusable: atomic context, NI lock held. The memory serves
+ * the new MD only if every page is still what the caller has mapped there
+ * (no munmap, mremap, fork or MAP_FIXED retired its pin cache entries:
+ * the same rule as a new MD's pin cache lookup) and it is writable if
+ * the new MD takes puts.
+ */
+bool ptl_mem_reusable_hook(void *glue, void *m, const ptl_md_t *desc)
+{
+	struct ptl_mem *mem = m;
+	unsigned int i;
+
+	if (mem->kernel || mem->returned)
+		return false;
+	if ((desc->options & PTL_MD_OP_PUT) && !mem->writable)
+		return false;
+	for (i = 0; i < mem->nsegs; i++) {
+		struct ptl_mem_seg *s = &mem->segs[i];
+
+		if (s->npages && (!s->pin || !ptl_pin_current(s->pin)))
+			return false;
+	}
+	/* The core keeps it now: a hit, as a new MD's lookup would be. */
+	atomic_long_inc(&ptl_stats.pincache_hits);
+	return true;
+}
+
 void ptl_mem_spec_done(struct ptlc_md_spec *spec)
 {
 	kvfree(spec->segs);

@@ -62,6 +62,7 @@ static const struct ptlc_ops ptl_core_ops = {
 	.md_release = ptl_md_release_hook,
 	.eq_notify = ptl_eq_notify,
 	.charge = ptl_ni_charge,
+	.mem_reusable = ptl_mem_reusable_hook,
 };
 
 struct ptl_wake *ptl_wake_alloc(void)

@@ -313,6 +313,14 @@ static long ptl_md_do_update(struct ptl_ni *ni, struct ptl_ioc_md_update *a,
 	struct ptlc_md_spec spec, *new_spec = NULL;
 	long rc;
 
+	if ((a->flags & PTL_MD_UPDATE_NEW) &&
+	    ptl_mem_reuse_spec(&a->new_md, &spec)) {
+		rc = ptlc_md_update(ni->core, a->md_handle, old_md, old->segs,
+				    old->cap, &old->nsegs, &spec, a->eq_handle,
+				    a->eq_consumer_seq);
+		if (rc != PTLC_MD_NEEDS_MEM)
+			return rc;
+	}
 	if (a->flags & PTL_MD_UPDATE_NEW) {
 		rc = ptl_mem_pin(ni, &a->new_md, &spec);
 		if (rc) {

@@ -552,6 +552,25 @@ bool ptl_pin_writable(const struct ptl_pin *p)
 }
 
 /*
+ * Whether @p still holds what the calling process has mapped over its
+ * range: an entry of the caller's own cache that no invalidation has
+ * retired since. Any context (an MD update asks under the NI lock).
+ */
+bool ptl_pin_current(struct ptl_pin *p)
+{
+	struct ptl_pincache *pc = p->pc;
+	unsigned long flags;
+	bool valid;
+
+	if (!pc || pc->mm != current->mm)
+		return false;
+	spin_lock_irqsave(&pc->lock, flags);
+	valid = p->state == PTL_PIN_VALID;
+	spin_unlock_irqrestore(&pc->lock, flags);
+	return valid;
+}
+
+/*
  * Drops an MD's reference on @p; @written: data landed in it. Any context
  * (the core's md_release hook, NI lock held). An entry nobody uses stays
  * cached if it is valid and fits the budget; otherwise it is unpinned by

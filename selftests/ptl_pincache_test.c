@@ -141,6 +141,25 @@ static void pc_check_current(struct pc_ctx *c, char *at, unsigned int seed)
 	pc_check_recv(c, at, seed + 1);
 }
 
+/*
+ * An MD bound over @at before the change, updated to the same bytes after
+ * it, sends what the process reads there now: the update may keep an MD's
+ * pinned pages only while they still are the process's.
+ */
+static void pc_check_update(struct pc_ctx *c, ptl_handle_md_t md, char *at,
+			    unsigned int seed)
+{
+	ptl_md_t same = ptl_st_md(at, LEN, PTL_MD_THRESH_INF,
+				  PTL_MD_EVENT_START_DISABLE, c->eq);
+
+	ptl_st_fill(at, LEN, seed);
+	memset(c->rx, 0, LEN);
+	CK_RC(PTL_OK, PtlMDUpdate(md, NULL, &same, PTL_EQ_NONE));
+	pc_put_self(c, md, LEN, BITS);
+	CK(-1, ptl_st_check(c->rx, LEN, seed, 0));
+	CK_RC(PTL_OK, PtlMDUnlink(md));
+}
+
 struct pc_case {
 	void (*change)(struct pc_ctx *c, char **at);
 };
@@ -153,6 +172,7 @@ struct pc_case {
 static int pc_invalidation_case(struct ptl_chan *ch, void *arg)
 {
 	const struct pc_case *pcase = arg;
+	ptl_handle_md_t upd;
 	struct pc_ctx c;
 	char *at;
 	long inval;
@@ -162,9 +182,14 @@ static int pc_invalidation_case(struct ptl_chan *ch, void *arg)
 	CK_TRUE(at);
 	pc_check_current(&c, at, 10);
 	pc_check_current(&c, at, 20);	/* same memory: cache hits */
+	CK_RC(PTL_OK, PtlMDBind(c.ni, ptl_st_md(at, LEN, PTL_MD_THRESH_INF,
+						PTL_MD_EVENT_START_DISABLE,
+						c.eq),
+				PTL_RETAIN, &upd));
 	inval = counter("invalidations");
 	pcase->change(&c, &at);
 	CK_TRUE(counter("invalidations") > inval);
+	pc_check_update(&c, upd, at, 25);
 	pc_check_current(&c, at, 30);
 	PtlFini();
 	return 0;

@@ -115,6 +115,13 @@ struct ptlc_ops {
 	 * context). bytes < 0: freed (any context, must not fail or sleep).
 	 */
 	bool (*charge)(void *glue, long bytes);
+	/*
+	 * May be NULL (never reuse). An update keeps an MD's region: may its
+	 * current mem serve @desc (e.g. its pages are still what the process
+	 * has mapped there, writable if @desc takes puts)? Atomic context,
+	 * NI lock held.
+	 */
+	bool (*mem_reusable)(void *glue, void *mem, const ptl_md_t *desc);
 };
 
 struct ptlc_ni_config {
@@ -144,7 +151,19 @@ struct ptlc_md_spec {
 	const struct ptlc_seg *segs;
 	unsigned int nsegs;
 	void *mem;			/* glue-owned; core owns it on success */
+	/*
+	 * Update only, with mem NULL: keep the MD's mem if the new plain MD
+	 * covers the same bytes and ops->mem_reusable agrees; otherwise the
+	 * update fails with PTLC_MD_NEEDS_MEM and changes nothing.
+	 */
+	bool reuse_mem;
 };
+
+/*
+ * Not a Portals code: a reuse_mem update could not keep the memory; the
+ * glue prepares new memory and updates again. Never reaches a caller.
+ */
+#define PTLC_MD_NEEDS_MEM	(PTL_MAX_ERRNO + 1)
 
 /* ---- NI (ptl_ni.c) ---- */
 
@@ -223,7 +242,8 @@ int ptlc_md_unlink(struct ptlc_ni *ni, ptl_handle_md_t md);
  * sequence to be written, no END is promised on it, and the MD has no
  * operation in flight; else PTL_MD_NO_UPDATE. An MD with an operation in
  * flight is never updated (its segments are in use): PTL_MD_NO_UPDATE.
- * May sleep. On error the glue keeps new_spec->mem.
+ * May sleep. On error the glue keeps new_spec->mem. With
+ * new_spec->reuse_mem, PTLC_MD_NEEDS_MEM as above.
  */
 int ptlc_md_update(struct ptlc_ni *ni, ptl_handle_md_t md, ptl_md_t *old_md,
 		   struct ptlc_seg *old_segs, unsigned int old_segs_cap,

@@ -50,6 +50,14 @@ static size_t segs_bytes(unsigned int nsegs)
 	return sizeof(struct ptlc_seg) * ((size_t)nsegs + 1);
 }
 
+static void md_set_desc(struct ptlc_md *md, const ptl_md_t *d)
+{
+	md->desc = *d;
+	/* A threshold <= 0 other than INF makes an inactive MD (8.3). */
+	if (md->desc.threshold < 0 && md->desc.threshold != PTL_MD_THRESH_INF)
+		md->desc.threshold = 0;
+}
+
 /* Checks what needs no lock and builds the MD's segment list. */
 static int md_prepare(struct ptlc_ni *ni, const struct ptlc_md_spec *spec,
 		      struct ptlc_md **out)
@@ -96,10 +104,7 @@ static int md_prepare(struct ptlc_ni *ni, const struct ptlc_md_spec *spec,
 		md->nsegs = 1;
 		md->length = d->length;
 	}
-	md->desc = *d;
-	/* A threshold <= 0 other than INF makes an inactive MD (8.3). */
-	if (md->desc.threshold < 0 && md->desc.threshold != PTL_MD_THRESH_INF)
-		md->desc.threshold = 0;
+	md_set_desc(md, d);
 	md->mem = spec->mem;
 	*out = md;
 	return PTL_OK;
@@ -339,6 +344,38 @@ static void update_apply(struct ptlc_md *md, struct ptlc_md *fresh)
 	md->maxed = false;
 }
 
+/*
+ * A reuse_mem update: may @md keep its mem for @d? Only a plain MD over
+ * the same bytes, and only if the glue says the memory still is what the
+ * process has there.
+ */
+static bool mem_kept(struct ptlc_ni *ni, const struct ptlc_md *md,
+		     const ptl_md_t *d)
+{
+	if ((md->desc.options | d->options) & PTL_MD_IOVEC)
+		return false;
+	if (md->desc.start != d->start || md->desc.length != d->length)
+		return false;
+	return md->mem && ni->ops && ni->ops->mem_reusable &&
+	       ni->ops->mem_reusable(ni->glue, md->mem, d);
+}
+
+/*
+ * The reuse_mem update (put_pp's MDUpdate before every put), NI lock held:
+ * the region stays, so only the description changes, with nothing
+ * allocated or released.
+ */
+static int update_in_place(struct ptlc_ni *ni, struct ptlc_md *md,
+			   const ptl_md_t *d)
+{
+	if (!mem_kept(ni, md, d))
+		return PTLC_MD_NEEDS_MEM;
+	md_set_desc(md, d);
+	md->local_offset = 0;
+	md->maxed = false;
+	return PTL_OK;
+}
+
 int ptlc_md_update(struct ptlc_ni *ni, ptl_handle_md_t h, ptl_md_t *old_md,
 		   struct ptlc_seg *old_segs, unsigned int old_segs_cap,
 		   unsigned int *old_nsegs,
@@ -349,7 +386,10 @@ int ptlc_md_update(struct ptlc_ni *ni, ptl_handle_md_t h, ptl_md_t *old_md,
 	void *old_mem = NULL;
 	int rc;
 
-	if (new_spec) {
+	if (new_spec && new_spec->reuse_mem) {
+		if (new_spec->desc.options & ~(unsigned int)PTL_MD_OPTIONS_ALL)
+			return PTL_MD_ILLEGAL;
+	} else if (new_spec) {
 		rc = md_prepare(ni, new_spec, &fresh);
 		if (rc)
 			return rc;
@@ -361,14 +401,18 @@ int ptlc_md_update(struct ptlc_ni *ni, ptl_handle_md_t h, ptl_md_t *old_md,
 		goto out;
 	}
 	copy_old(ni, md, old_md, old_segs, old_segs_cap, old_nsegs);
-	if (!fresh) {
+	if (!new_spec) {
 		rc = PTL_OK;
 		goto out;
 	}
-	rc = md_check_eq(ni, fresh->desc.eq_handle);
+	rc = md_check_eq(ni, new_spec->desc.eq_handle);
 	if (!rc)
 		rc = update_allowed(ni, md, eq, eq_consumer_seq);
-	if (!rc) {
+	if (rc)
+		goto out;
+	if (new_spec->reuse_mem) {
+		rc = update_in_place(ni, md, &new_spec->desc);
+	} else {
 		update_apply(md, fresh);
 		old_mem = fresh->mem;
 	}

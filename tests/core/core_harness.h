@@ -34,6 +34,8 @@ struct GlueLog {
   long charged = 0;                                // bytes the core holds now
   long budget = std::numeric_limits<long>::max();  // refuse charges past it
   int refused = 0;
+  bool reusable = false;  // the answer to mem_reusable
+  std::vector<void*> reuse_asked;
 };
 
 inline void RecordRelease(void* glue, void* mem) {
@@ -55,7 +57,13 @@ inline bool RecordCharge(void* glue, long bytes) {
   return true;
 }
 
-inline const ptlc_ops kOps{RecordRelease, RecordNotify, RecordCharge};
+inline bool RecordReusable(void* glue, void* mem, const ptl_md_t* /*desc*/) {
+  auto* log = static_cast<GlueLog*>(glue);
+  log->reuse_asked.push_back(mem);
+  return log->reusable;
+}
+
+inline const ptlc_ops kOps{RecordRelease, RecordNotify, RecordCharge, RecordReusable};
 
 // An event queue whose ring lives in test memory.
 class Eq {

@@ -77,7 +77,7 @@ bool FlakyCharge(void* glue, long bytes) {
 void NoRelease(void*, void*) {}
 void NoNotify(void*, void*) {}
 
-const ptlc_ops kFlakyOps{NoRelease, NoNotify, FlakyCharge};
+const ptlc_ops kFlakyOps{NoRelease, NoNotify, FlakyCharge, nullptr};
 
 // ---- the driver ----
 

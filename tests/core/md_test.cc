@@ -236,6 +236,114 @@ TEST_F(MdTest, UpdateReplacesTheRegionReleasesOldMemoryAndResetsTheOffset) {
   EXPECT_EQ(one[2], 0);
 }
 
+// ---- updates that keep the MD's memory (the glue's pin reuse) ----
+
+// An attached MD over `buf` whose mem is `mem`, and a reuse_mem spec.
+class MdReuseTest : public MdTest {
+ protected:
+  ptl_handle_md_t AttachOver(char* buf, ptl_size_t len, void* mem) {
+    ptlc_md_spec s = Spec(MakeMd(buf, len, PTL_MD_OP_PUT, 1));
+    s.mem = mem;
+    ptl_handle_md_t md;
+    EXPECT_EQ(ptlc_md_attach(A(), A().Me(0), &s, PTL_RETAIN, &md), PTL_OK);
+    return md;
+  }
+  static ptlc_md_spec Reuse(const ptl_md_t& d) {
+    ptlc_md_spec s = Spec(d);
+    s.reuse_mem = true;
+    return s;
+  }
+  static ptl_md_t Read(Ni& ni, ptl_handle_md_t md) {
+    ptl_md_t cur{};
+    EXPECT_EQ(ptlc_md_update(ni, md, &cur, nullptr, 0, nullptr, nullptr, PTL_EQ_NONE, 0), PTL_OK);
+    return cur;
+  }
+};
+
+TEST_F(MdReuseTest, SameBytesKeepTheMemoryWhenTheGlueAgrees) {
+  char buf[8] = {};
+  int mem;
+  ptl_handle_md_t md = AttachOver(buf, 8, &mem);
+  A().log().reusable = true;
+  ptlc_md_spec n = Reuse(MakeMd(buf, 8, PTL_MD_OP_PUT, 5));
+  ASSERT_EQ(ptlc_md_update(A(), md, nullptr, nullptr, 0, nullptr, &n, PTL_EQ_NONE, 0), PTL_OK);
+  ASSERT_EQ(A().log().reuse_asked.size(), 1u);
+  EXPECT_EQ(A().log().reuse_asked[0], &mem);
+  EXPECT_EQ(A().log().released, 0) << "the kept memory must not be released";
+  EXPECT_EQ(Read(A(), md).threshold, 5);
+  // It receives as before, from offset 0 again.
+  char src[2] = {'p', 'q'};
+  ptl_handle_md_t smd = A().Bind(MakeMd(src, 2, 0));
+  Put(A(), A(), PutArgs(smd, A().id(), 0, 0, PTL_NO_ACK_REQ));
+  EXPECT_EQ(buf[0], 'p');
+  // Unlinking releases it exactly once.
+  ASSERT_EQ(ptlc_md_unlink(A(), md), PTL_OK);
+  ASSERT_EQ(A().log().released_mem.size(), 1u);
+  EXPECT_EQ(A().log().released_mem[0], &mem);
+}
+
+TEST_F(MdReuseTest, AGlueThatSaysNoGetsNeedsMemAndTheMdIsUnchanged) {
+  char buf[8] = {};
+  int mem;
+  ptl_handle_md_t md = AttachOver(buf, 8, &mem);
+  ptlc_md_spec n = Reuse(MakeMd(buf, 8, PTL_MD_OP_PUT, 5));
+  ASSERT_EQ(ptlc_md_update(A(), md, nullptr, nullptr, 0, nullptr, &n, PTL_EQ_NONE, 0),
+            PTLC_MD_NEEDS_MEM);
+  EXPECT_EQ(A().log().reuse_asked.size(), 1u);
+  EXPECT_EQ(A().log().released, 0);
+  EXPECT_EQ(Read(A(), md).threshold, 1);
+}
+
+TEST_F(MdReuseTest, OtherBytesNeedMemWithoutAskingTheGlue) {
+  char buf[16] = {};
+  int mem;
+  ptl_handle_md_t md = AttachOver(buf, 8, &mem);
+  A().log().reusable = true;
+  ptlc_md_spec longer = Reuse(MakeMd(buf, 16, PTL_MD_OP_PUT, 5));
+  EXPECT_EQ(ptlc_md_update(A(), md, nullptr, nullptr, 0, nullptr, &longer, PTL_EQ_NONE, 0),
+            PTLC_MD_NEEDS_MEM);
+  ptlc_md_spec moved = Reuse(MakeMd(buf + 1, 8, PTL_MD_OP_PUT, 5));
+  EXPECT_EQ(ptlc_md_update(A(), md, nullptr, nullptr, 0, nullptr, &moved, PTL_EQ_NONE, 0),
+            PTLC_MD_NEEDS_MEM);
+  EXPECT_TRUE(A().log().reuse_asked.empty());
+  EXPECT_EQ(Read(A(), md).threshold, 1);
+  EXPECT_EQ(Read(A(), md).length, 8u);
+}
+
+TEST_F(MdReuseTest, AnIovecMdIsNeverKept) {
+  char a[4], b[4];
+  ptl_md_iovec_t iov[2] = {{a, 4}, {b, 4}};
+  ptlc_seg segs[2] = {{reinterpret_cast<uintptr_t>(a), 4}, {reinterpret_cast<uintptr_t>(b), 4}};
+  int mem;
+  ptlc_md_spec s = Spec(MakeMd(iov, 2, PTL_MD_OP_PUT | PTL_MD_IOVEC, 1));
+  s.segs = segs;
+  s.nsegs = 2;
+  s.mem = &mem;
+  ptl_handle_md_t md;
+  ASSERT_EQ(ptlc_md_attach(A(), A().Me(0), &s, PTL_RETAIN, &md), PTL_OK);
+  A().log().reusable = true;
+  ptlc_md_spec n = Reuse(MakeMd(iov, 2, PTL_MD_OP_PUT | PTL_MD_IOVEC, 5));
+  n.segs = segs;
+  n.nsegs = 2;
+  EXPECT_EQ(ptlc_md_update(A(), md, nullptr, nullptr, 0, nullptr, &n, PTL_EQ_NONE, 0),
+            PTLC_MD_NEEDS_MEM);
+  EXPECT_TRUE(A().log().reuse_asked.empty());
+}
+
+TEST_F(MdReuseTest, AnUpdateRefusedForItsEqSaysSoBeforeAnyReuse) {
+  Eq eq(A(), 4);
+  char buf[8] = {};
+  int mem;
+  ptl_handle_md_t md = AttachOver(buf, 8, &mem);
+  A().log().reusable = true;
+  ptlc_md_spec n = Reuse(MakeMd(buf, 8, PTL_MD_OP_PUT, 5));
+  // The consumer claims a sequence the EQ is not at: not empty.
+  EXPECT_EQ(ptlc_md_update(A(), md, nullptr, nullptr, 0, nullptr, &n, eq.handle(), 12345),
+            PTL_MD_NO_UPDATE);
+  EXPECT_TRUE(A().log().reuse_asked.empty());
+  EXPECT_EQ(Read(A(), md).threshold, 1);
+}
+
 TEST_F(MdTest, UpdateReturnsIovecSegmentsUpToTheCallersCapacity) {
   char a[2], b[3], c[4];
   ptlc_seg segs[3] = {{uintptr_t(a), 2}, {uintptr_t(b), 3}, {uintptr_t(c), 4}};

@@ -59,7 +59,7 @@ struct World {
 };
 
 void Release(void*, void*) {}
-const ptlc_ops kOps{Release, nullptr, nullptr};
+const ptlc_ops kOps{Release, nullptr, nullptr, nullptr};
 
 ptl_md_t Desc(World& w, uint8_t sel, uint8_t opts) {
   ptl_md_t d{};
