@@ -5,7 +5,8 @@
 #   make check-debug   only the kselftests on the debug kernel (KASAN, ...)
 #   make demo      install what is missing, build, run the demo in guests
 #   make soak      100,000 messages between two nodes under netem faults
-#   make lint      checkpatch on kernel code, clang-format on C++, the man pages
+#   make lint      checkpatch on kernel code, clang-format on C++, the man pages,
+#                  dkms.conf against Kbuild
 #
 # On a cluster node build against the running kernel:
 #   make KVER=$(uname -r)      (or KDIR=/path/to/kernel/build)
@@ -127,6 +128,7 @@ lint: $(KSRC_DIR)/.stamp
 	clang-format --dry-run --Werror $$(git ls-files '*.cc' '*.h' | \
 		grep -v -E '^(kmod|uapi|selftests|ulib/include|include|ptlblk|rdma)/|^rtscts/[^/]*\.h$$')
 	$(TOP)/tools/check-man
+	$(TOP)/tools/check-dkms
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
