@@ -235,6 +235,100 @@ TEST_F(dev, md_update_repins_the_new_region)
 	EXPECT_EQ(4 * PAGE / 1024, ptl_st_proc_status_kb(getpid(), "VmPin"));
 }
 
+/* An update of @md to @len bytes at @buf, through the raw ioctl. */
+static int md_update_to(int fd, uint32_t md, void *buf, uint64_t len)
+{
+	struct ptl_ioc_md_update u = {
+		.size = sizeof(u), .flags = PTL_MD_UPDATE_NEW,
+		.md_handle = md, .eq_handle = PTL_EQ_NONE,
+		.new_md = { .start = (uintptr_t)buf, .length = len,
+			    .threshold = PTL_MD_THRESH_INF,
+			    .eq_handle = PTL_EQ_NONE },
+	};
+
+	return ioctl(fd, PTL_IOC_MD_UPDATE, &u);
+}
+
+/*
+ * A forked child calling raw ioctls on its parent's NI: its MDs describe
+ * the child's memory. The parent's pin cache is not the child's, so
+ * neither a bind (which pins uncached) nor an update over the same bytes
+ * (which may not keep the parent's pages) may send the parent's copy of
+ * the buffer; and the child's pins go when its MD does.
+ */
+TEST_F(dev, forked_child_mds_describe_the_childs_memory)
+{
+	char *buf = pages(1), *rx = pages(1);
+	long pinned = ptl_st_counter("pinned_pages");
+	uint32_t me, tmd, smd, cmd_md;
+	int status, go[2];
+	pid_t child;
+	char x;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, rx);
+	/* Locally managed: the puts land one after the other, 16 B each. */
+	ASSERT_EQ(PTL_OK, me_attach(self->fd, self->ni, 13, 0, &me));
+	ASSERT_EQ(PTL_OK, md_make(self->fd, me, false, rx, 48, PTL_MD_OP_PUT,
+				  PTL_EQ_NONE, &tmd));
+	memset(buf, 'P', 16);
+	ASSERT_EQ(PTL_OK, md_make(self->fd, self->ni, true, buf, 16, 0,
+				  PTL_EQ_NONE, &smd));
+	/* An update in place in the parent: its pins are cached and valid. */
+	ASSERT_EQ(PTL_OK, md_update_to(self->fd, smd, buf, 16));
+	ASSERT_EQ(PTL_OK, data_op(self->fd, PTL_DATA_PUT, smd, 0,
+				  PTL_NO_ACK_REQ, self->nid, self->pid, 13, 0));
+	ASSERT_EQ('P', rx[15]);
+
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], &x, 1) != 1)
+			_exit(3);
+		/* Our copy of the page (pinned pages are copied at fork). */
+		memset(buf, 'C', 16);
+		if (md_update_to(self->fd, smd, buf, 16) != PTL_OK ||
+		    data_op(self->fd, PTL_DATA_PUT, smd, 0, PTL_NO_ACK_REQ,
+			    self->nid, self->pid, 13, 0) != PTL_OK)
+			_exit(1);
+		memset(buf, 'D', 16);
+		if (md_make(self->fd, self->ni, true, buf, 16, 0, PTL_EQ_NONE,
+			    &cmd_md) != PTL_OK ||
+		    data_op(self->fd, PTL_DATA_PUT, cmd_md, 0, PTL_NO_ACK_REQ,
+			    self->nid, self->pid, 13, 0) != PTL_OK ||
+		    handle_op(self->fd, PTL_IOC_MD_UNLINK, cmd_md) != PTL_OK)
+			_exit(2);
+		_exit(0);
+	}
+	close(go[0]);
+	/*
+	 * The fork retired the parent's cached range; this update pins the
+	 * parent's page again, a valid entry of the parent's cache that the
+	 * child's update below must not keep either.
+	 */
+	ASSERT_EQ(PTL_OK, md_update_to(self->fd, smd, buf, 16));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(-1, ptl_st_memchk(rx, 'P', 16));
+	/* Not 'P': the child's update must not keep the parent's pages. */
+	EXPECT_EQ(-1, ptl_st_memchk(rx + 16, 'C', 16));
+	EXPECT_EQ(-1, ptl_st_memchk(rx + 32, 'D', 16));
+	EXPECT_EQ('P', buf[0]);
+	ASSERT_EQ(PTL_OK, handle_op(self->fd, PTL_IOC_MD_UNLINK, smd));
+	ASSERT_EQ(PTL_OK, handle_op(self->fd, PTL_IOC_MD_UNLINK, tmd));
+	/*
+	 * The child's uncached pins went with its MDs; of the parent's, the
+	 * fork retired the first (COW write-protection), the re-pin stays
+	 * cached.
+	 */
+	EXPECT_EQ(pinned + 1, sysfs_wait("pinned_pages", pinned + 1));
+}
+
 TEST(memlock_limit_applies_without_cap_ipc_lock)
 {
 	pid_t child = fork();
