@@ -365,6 +365,8 @@ int ptl_mem_copy(struct ptlc_md *dst, u64 dst_off, struct ptlc_md *src,
 int ptl_mem_to_buf(void *buf, struct ptlc_md *src, u64 off, u64 len);
 int ptl_mem_from_buf(struct ptlc_md *dst, u64 off, const void *buf, u64 len);
 int ptl_mem_frags(struct ptlc_md *md, u64 off, u64 len, struct sk_buff *skb);
+int ptl_mem_sg(struct ptlc_md *md, u64 off, u64 len, struct scatterlist *sgl,
+	       unsigned int nents, bool to_md);
 int ptl_mem_from_skb(struct ptlc_md *dst, u64 off, const struct sk_buff *skb,
 		     int skb_off, u64 len);
 

@@ -95,6 +95,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/shmem_fs.h>
+#include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -899,6 +900,62 @@ int ptl_mem_frags(struct ptlc_md *md, u64 off, u64 len, struct sk_buff *skb)
 		len -= plen;
 	}
 	return 0;
+}
+
+/**
+ * ptl_mem_sg - describe bytes of an MD as a scatterlist, for DMA
+ * @md: the MD (held by a message)
+ * @off: offset in it
+ * @len: bytes; the range lies inside the MD (the caller checked)
+ * @sgl: @nents entries, initialised with sg_init_table()
+ * @nents: their number
+ * @to_md: the device will write the bytes (a deposit)
+ *
+ * Zero copy over RDMA: the pages stay pinned while the message that holds
+ * @md lives, so the caller maps them for the time of the transfer only.
+ * Adjacent bytes of one page share an entry. Any context.
+ * Return: entries used (the last one marked), -EMSGSIZE if more are
+ * needed, -EACCES if @to_md and the MD is pinned read-only, -EFAULT on
+ * inconsistency.
+ */
+int ptl_mem_sg(struct ptlc_md *md, u64 off, u64 len, struct scatterlist *sgl,
+	       unsigned int nents, bool to_md)
+{
+	struct scatterlist *sg = NULL;
+	struct ptl_cursor c;
+	unsigned int n = 0;
+
+	if (!len)
+		return 0;
+	if (ptl_cursor_init(&c, md, off, len))
+		return -EFAULT;
+	if (to_md) {
+		if (!c.mem->writable)
+			return -EACCES;
+		WRITE_ONCE(c.mem->written, true);
+	}
+	while (len) {
+		struct page *pg;
+		unsigned int poff;
+		size_t plen;
+
+		if (!ptl_cursor_piece(&c, &pg, &poff, &plen))
+			return -EFAULT;
+		plen = min_t(u64, plen, len);
+		if (sg && sg_page(sg) == pg && sg->offset + sg->length == poff) {
+			sg->length += plen;
+		} else {
+			if (n == nents)
+				return -EMSGSIZE;
+			sg = sg ? sg_next(sg) : sgl;
+			sg_set_page(sg, pg, plen, poff);
+			n++;
+		}
+		c.pos += plen;
+		len -= plen;
+	}
+	sg_mark_end(sg);
+	return n;
 }
 
 /**

@@ -233,6 +233,30 @@ int ptl_msg_frags(struct ptl_msg *msg, u64 off, u32 len, struct sk_buff *skb)
 }
 EXPORT_SYMBOL_NS_GPL(ptl_msg_frags, PORTALS);
 
+int ptl_msg_payload_sg(struct ptl_msg *msg, u64 off, u64 len,
+		       struct scatterlist *sgl, unsigned int nents)
+{
+	if (!ptl_msg_range_ok(msg, off, len))
+		return -EFAULT;
+	if (msg->role == PTL_ROLE_SWAP_REPLY)
+		return -EOPNOTSUPP;
+	return ptl_mem_sg(msg->core.md, msg->core.offset + off, len, sgl,
+			  nents, false);
+}
+EXPORT_SYMBOL_NS_GPL(ptl_msg_payload_sg, PORTALS);
+
+int ptl_msg_deposit_sg(struct ptl_msg *msg, u64 off, u64 len,
+		       struct scatterlist *sgl, unsigned int nents)
+{
+	if (off > msg->deposit || len > msg->deposit - off)
+		return -EFAULT;
+	if (msg->role == PTL_ROLE_SWAP)
+		return -EOPNOTSUPP;
+	return ptl_mem_sg(msg->core.md, msg->core.offset + off, len, sgl,
+			  nents, true);
+}
+EXPORT_SYMBOL_NS_GPL(ptl_msg_deposit_sg, PORTALS);
+
 /* ---- ends ---- */
 
 void ptl_msg_sent(struct ptl_msg *msg, u32 ni_fail_type)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The interface between ptl.ko (the Portals library) and the transports
- * that carry Portals messages between nodes (ptl_rtscts.ko over Ethernet;
- * InfiniBand next). Exported in the symbol namespace PORTALS.
+ * that carry Portals messages between nodes (ptl_rtscts.ko over Ethernet,
+ * ptl_rdma.ko over InfiniBand/RoCE). Exported in the symbol namespace
+ * PORTALS.
  *
  * A transport registers itself; ptlctl binds a Portals interface of a
  * network namespace to a network device through it, and the library then
@@ -15,15 +16,17 @@
  * Sending. ops->send(binding, msg) queues @msg for its target node. The
  * transport sends ptl_msg_hdr() (the 96-byte wire header of
  * kmod/core/ptl_wire.h) and then ptl_msg_len() bytes of payload, taken with
- * ptl_msg_copy() or attached with ptl_msg_frags(); it calls ptl_msg_sent()
- * exactly once, when the target has acknowledged the whole message or the
- * transport gave up on it. The payload stays valid (pinned, the MD held)
+ * ptl_msg_copy(), attached with ptl_msg_frags() or DMA-mapped through
+ * ptl_msg_payload_sg(); it calls ptl_msg_sent() exactly once, when the
+ * target has acknowledged the whole message or the transport gave up on
+ * it. The payload stays valid (pinned, the MD held)
  * until then, whatever the owning process does meanwhile.
  *
  * Receiving. For the first frame of a message the transport calls
  * ptl_rx_start() with the wire header; the library matches it and says
  * how many payload bytes to deposit (the rest is discarded). The transport
- * deposits them with ptl_msg_deposit() (in any order, each byte once) and
+ * deposits them with ptl_msg_deposit() (in any order, each byte once), or
+ * has the device write them into the pages of ptl_msg_deposit_sg(), and
  * then calls ptl_rx_done(), which may return a response to send back to
  * the same peer (an ACK, or a get's REPLY): the transport queues it like a
  * sent message and calls ptl_msg_sent() for it in turn.
@@ -53,6 +56,7 @@ struct netlink_callback;
 struct sk_buff;
 struct ptl_binding;
 struct ptl_msg;
+struct scatterlist;
 
 /* What ptlctl asked for when binding (PTL_CMD_SET_IFACE). */
 struct ptl_bind_config {
@@ -147,6 +151,25 @@ int ptl_msg_copy(struct ptl_msg *msg, u64 off, void *buf, size_t len);
  * in pages (copy it instead).
  */
 int ptl_msg_frags(struct ptl_msg *msg, u64 off, u32 len, struct sk_buff *skb);
+/*
+ * Zero copy by RDMA: payload [@off, @off + @len) of @msg as a scatterlist
+ * over its pinned pages, for the transport to DMA-map (ib_dma_map_sg) for
+ * the time of a transfer. @sgl has @nents entries, initialised with
+ * sg_init_table(). The pages stay pinned until ptl_msg_sent(), whatever
+ * the owning process does; unmap them before calling it. Returns the
+ * entries used, -EMSGSIZE if more are needed, or -EOPNOTSUPP if the bytes
+ * are not in pages (a getput's swapped bytes): copy them instead.
+ */
+int ptl_msg_payload_sg(struct ptl_msg *msg, u64 off, u64 len,
+		       struct scatterlist *sgl, unsigned int nents);
+/*
+ * The same for the deposit region of an incoming message: bytes
+ * [@off, @off + @len) of the first plan->deposit ones, for the device to
+ * write (the MD is marked written). Pinned until ptl_rx_done(); unmap
+ * first. -EACCES if the MD is read-only; else as ptl_msg_payload_sg().
+ */
+int ptl_msg_deposit_sg(struct ptl_msg *msg, u64 off, u64 len,
+		       struct scatterlist *sgl, unsigned int nents);
 /* The transport is done with @msg: delivered (PTL_NI_OK) or failed. */
 void ptl_msg_sent(struct ptl_msg *msg, u32 ni_fail_type);
 
