@@ -99,6 +99,8 @@ static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
 	INIT_LIST_HEAD(&conn->txq);
 	INIT_LIST_HEAD(&conn->inflight);
 	INIT_LIST_HEAD(&conn->tx_free);
+	INIT_LIST_HEAD(&conn->rts_wait);
+	INIT_LIST_HEAD(&conn->ctlq);
 	INIT_DELAYED_WORK(&conn->timer, prd_conn_timeout);
 	INIT_WORK(&conn->kill_work, prd_conn_teardown);
 
@@ -141,20 +143,28 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	err = prd_bufs_alloc(conn);
 	if (err)
 		return err;
-	conn->cq = ib_alloc_cq(dev, conn, conn->ntx + conn->nrx, 0,
+	conn->cq = ib_alloc_cq(dev, conn, conn->ntx + conn->nrx +
+			       2 * PRD_RDMA_SLOTS * (PRD_RDMA_PAGES + 2), 0,
 			       IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->cq)) {
 		err = PTR_ERR(conn->cq);
 		conn->cq = NULL;
 		return err;
 	}
+	/*
+	 * Besides a SEND per send buffer: per slot, its WRITEs and a REG_MR,
+	 * twice over since a slot may be reused before the completions of
+	 * its unsignalled work requests are seen.
+	 */
+	conn->max_sge = min_t(u32, dev->attrs.max_send_sge, PRD_MAX_SGE);
 	attr.send_cq = conn->cq;
 	attr.recv_cq = conn->cq;
-	attr.cap.max_send_wr = conn->ntx;
+	attr.cap.max_send_wr = conn->ntx + 2 * PRD_RDMA_SLOTS *
+			       (PRD_RDMA_PAGES / conn->max_sge + 2);
 	attr.cap.max_recv_wr = conn->nrx;
-	attr.cap.max_send_sge = 1;
+	attr.cap.max_send_sge = conn->max_sge;
 	attr.cap.max_recv_sge = 1;
-	attr.sq_sig_type = IB_SIGNAL_ALL_WR;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	err = rdma_create_qp(conn->id, conn->pd, &attr);
 	if (err)

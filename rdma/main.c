@@ -43,6 +43,11 @@ module_param_named(connect_timeout_ms, prd_connect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connect_timeout_ms,
 		 "A connection not established this long fails, and its messages (default 5000)");
 
+unsigned int prd_rdma_min = 16384;
+module_param_named(rdma_min, prd_rdma_min, uint, 0644);
+MODULE_PARM_DESC(rdma_min,
+		 "Payloads larger than this (up to 1 MiB) move by RDMA WRITE, with no copy; 0: never (default 16384)");
+
 struct workqueue_struct *prd_wq;
 
 /* The first IPv4 address of @dev, network order; 0 if none. RTNL. */
@@ -162,6 +167,7 @@ static int prd_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		{ PTL_STAT_RX_BYTES, PRD_ST_RX_BYTES },
 		{ PTL_STAT_BAD_FRAMES, PRD_ST_BAD_FRAMES },
 		{ PTL_STAT_NO_BUFFER, PRD_ST_NO_BUFFER },
+		{ PTL_STAT_RTS, PRD_ST_RDMA_WRITES },
 	};
 	struct prd_iface *pif = ptl_binding_priv(b);
 	unsigned int i;

@@ -86,7 +86,7 @@ int prd_bufs_alloc(struct prd_conn *conn)
 		if (err)
 			return err;
 	}
-	return 0;
+	return prd_slots_alloc(conn);
 }
 
 /* After the QP and CQ are gone: nothing can use the buffers any more. */
@@ -94,6 +94,9 @@ void prd_bufs_free(struct prd_conn *conn)
 {
 	unsigned int i;
 
+	prd_slots_unmap(conn);
+	prd_slots_fail(conn);
+	prd_slots_free(conn);
 	for (i = 0; conn->tx && i < conn->ntx; i++)
 		prd_buf_fini(conn, &conn->tx[i], DMA_TO_DEVICE);
 	for (i = 0; conn->rx && i < conn->nrx; i++)
@@ -137,7 +140,12 @@ int prd_post_recvs(struct prd_conn *conn)
 	return 0;
 }
 
-static int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len)
+/*
+ * Posts the frame in @tb (@len bytes), after @before if not NULL (a
+ * REG_MR), as a SEND with invalidate of *@inv_rkey if not NULL.
+ */
+int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
+		  struct ib_send_wr *before, const u32 *inv_rkey)
 {
 	struct ib_sge sge = {
 		.addr = tb->dma,
@@ -153,10 +161,22 @@ static int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len)
 	};
 	int err;
 
+	if (inv_rkey) {
+		wr.opcode = IB_WR_SEND_WITH_INV;
+		wr.ex.invalidate_rkey = *inv_rkey;
+	}
+	if (before)
+		before->next = &wr;
 	ib_dma_sync_single_for_device(prd_dev(conn), tb->dma, len,
 				      DMA_TO_DEVICE);
-	err = ib_post_send(conn->id->qp, &wr, NULL);
+	err = ib_post_send(conn->id->qp, before ?: &wr, NULL);
 	if (!err) {
+		const struct prd_frame *f = tb->data;
+
+		/* It returned what we owed; all but a NOOP use a credit. */
+		conn->rx_owed = 0;
+		if (f->type != PRD_FRAME_NOOP)
+			conn->tx_credits--;
 		list_del(&tb->free);
 		prd_stat_add(conn->pif, PRD_ST_TX_FRAMES, 1);
 		prd_stat_add(conn->pif, PRD_ST_TX_BYTES, len);
@@ -164,8 +184,7 @@ static int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len)
 	return err;
 }
 
-static void prd_frame_init(struct prd_conn *conn, struct prd_frame *f,
-			   u8 type)
+void prd_frame_init(struct prd_conn *conn, struct prd_frame *f, u8 type)
 {
 	memset(f, 0, sizeof(*f));
 	f->magic = cpu_to_be16(PRD_MAGIC);
@@ -202,12 +221,12 @@ static int prd_post_data(struct prd_conn *conn, struct prd_tx_cb *cb)
 	}
 	p += chunk;
 	f->len = cpu_to_be32(p - (u8 *)(f + 1));
+	f->cookie = cpu_to_be32(cb->cookie);
 	tb->msg = cb->off + chunk == len ? msg : NULL;
-	err = prd_post_send(conn, tb, p - (u8 *)f);
+	tb->slot = tb->msg && cb->cookie ? &conn->txs[cb->cookie - 1] : NULL;
+	err = prd_post_send(conn, tb, p - (u8 *)f, NULL, NULL);
 	if (err)
 		return err;
-	conn->rx_owed = 0;
-	conn->tx_credits--;
 	cb->started = true;
 	cb->off += chunk;
 	if (tb->msg)
@@ -223,12 +242,23 @@ static int prd_post_noop(struct prd_conn *conn)
 
 	prd_frame_init(conn, tb->data, PRD_FRAME_NOOP);
 	tb->msg = NULL;
-	err = prd_post_send(conn, tb, sizeof(struct prd_frame));
-	if (!err) {
-		conn->rx_owed = 0;
+	tb->slot = NULL;
+	err = prd_post_send(conn, tb, sizeof(struct prd_frame), NULL, NULL);
+	if (!err)
 		prd_stat_add(conn->pif, PRD_ST_NOOPS, 1);
-	}
 	return err;
+}
+
+/* The next step of the message at the head of txq. */
+static int prd_post_next(struct prd_conn *conn, struct prd_tx_cb *cb)
+{
+	int err = 0;
+
+	if (cb->write)
+		return prd_post_write(conn, cb);
+	if (prd_try_rts(conn, cb, &err))
+		return err;
+	return prd_post_data(conn, cb);
 }
 
 /* Sends what credits and free buffers allow. conn->lock held. */
@@ -239,13 +269,21 @@ void __prd_kick(struct prd_conn *conn)
 
 	if (conn->state != PRD_CONN_UP)
 		return;
+	/* CTSs first: they let the peer's large messages move. */
+	while (!err && !list_empty(&conn->ctlq) &&
+	       !list_empty(&conn->tx_free) && conn->tx_credits) {
+		err = prd_post_cts(conn, list_first_entry(&conn->ctlq,
+							  struct prd_slot,
+							  ctl));
+		sent = true;
+	}
 	while (!err && !list_empty(&conn->txq) &&
 	       !list_empty(&conn->tx_free)) {
 		if (!conn->tx_credits) {
 			prd_stat_add(conn->pif, PRD_ST_CREDIT_STALLS, 1);
 			break;
 		}
-		err = prd_post_data(conn, list_first_entry(&conn->txq,
+		err = prd_post_next(conn, list_first_entry(&conn->txq,
 							   struct prd_tx_cb,
 							   list));
 		sent = true;
@@ -298,19 +336,20 @@ void prd_fail_msgs(struct prd_conn *conn)
 	spin_lock_bh(&conn->lock);
 	list_splice_tail_init(&conn->txq, &failed);
 	list_splice_tail_init(&conn->inflight, &failed);
+	list_splice_tail_init(&conn->rts_wait, &failed);
 	spin_unlock_bh(&conn->lock);
 	list_for_each_entry_safe(cb, tmp, &failed, list) {
 		list_del(&cb->list);
 		ptl_msg_sent(cb->msg, PTL_NI_FAIL);
 	}
-	if (conn->rx_msg) {
-		ptl_rx_done(conn->rx_msg, PTL_NI_FAIL);
-		conn->rx_msg = NULL;
+	if (conn->in.msg) {
+		ptl_rx_done(conn->in.msg, PTL_NI_FAIL);
+		conn->in.msg = NULL;
 	}
 }
 
 /* A completion in error: the connection is over. */
-static void prd_wc_error(struct prd_conn *conn, const struct ib_wc *wc)
+void prd_wc_error(struct prd_conn *conn, const struct ib_wc *wc)
 {
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
 		pr_info_ratelimited("nid %u: %s\n", conn->nid,
@@ -333,6 +372,9 @@ static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock_bh(&conn->lock);
 		return;
 	}
+	if (tb->slot)
+		prd_tx_slot_done(conn, tb->slot);	/* unmaps its pages */
+	tb->slot = NULL;
 	if (tb->msg) {
 		done = tb->msg;
 		failed = prd_cb(done)->failed;
@@ -345,25 +387,41 @@ static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		ptl_msg_sent(done, failed ? PTL_NI_FAIL : PTL_NI_OK);
 }
 
-/* The payload bytes @p[0..@len) of the message being received. */
-static int prd_rx_payload(struct prd_conn *conn, const u8 *p, u32 len,
+/* The payload bytes @p[0..@len) of the message received into @rs. */
+static int prd_rx_payload(struct prd_rx_state *rs, const u8 *p, u32 len,
 			  struct ptl_msg **resp)
 {
-	struct ptl_msg *msg = conn->rx_msg;
+	struct ptl_msg *msg = rs->msg;
 
-	if (len > conn->rx_payload - conn->rx_off)
+	if (len > rs->payload - rs->off)
 		return -EPROTO;
-	if (msg && len && ptl_msg_deposit_buf(msg, conn->rx_off, p, len))
-		conn->rx_failed = true;
-	conn->rx_off += len;
-	if (conn->rx_off < conn->rx_payload)
+	if (msg && len && ptl_msg_deposit_buf(msg, rs->off, p, len))
+		rs->failed = true;
+	rs->off += len;
+	if (rs->off < rs->payload)
 		return 0;
-	conn->rx_busy = false;
-	conn->rx_msg = NULL;
+	rs->busy = false;
+	rs->msg = NULL;
 	if (msg)
-		*resp = ptl_rx_done(msg, conn->rx_failed ? PTL_NI_FAIL :
-					 PTL_NI_OK);
+		*resp = ptl_rx_done(msg, rs->failed ? PTL_NI_FAIL : PTL_NI_OK);
 	return 0;
+}
+
+/* Matches the wire header at @hdr: the message, NULL, or an error. */
+struct ptl_msg *prd_rx_match(struct prd_conn *conn, const u8 *hdr,
+			     struct ptl_rx_plan *plan)
+{
+	struct ptl_msg *msg = ptl_rx_start(conn->pif->b, conn->nid, hdr,
+					   PTL_WIRE_HDR_LEN, plan);
+
+	/*
+	 * The peer's adapter has acknowledged the frame already: there is
+	 * no asking for it again. Rare (an atomic allocation failed); the
+	 * connection fails and so do the operations on it.
+	 */
+	if (IS_ERR(msg))
+		prd_stat_add(conn->pif, PRD_ST_NO_BUFFER, 1);
+	return msg;
 }
 
 static int prd_rx_first(struct prd_conn *conn, const struct prd_frame *f,
@@ -372,32 +430,56 @@ static int prd_rx_first(struct prd_conn *conn, const struct prd_frame *f,
 	struct ptl_rx_plan plan;
 	struct ptl_msg *msg;
 
-	if (conn->rx_busy || len < PTL_WIRE_HDR_LEN)
+	if (conn->in.busy || len < PTL_WIRE_HDR_LEN)
 		return -EPROTO;
-	msg = ptl_rx_start(conn->pif->b, conn->nid, p, PTL_WIRE_HDR_LEN,
-			   &plan);
-	/*
-	 * The peer's adapter has acknowledged the frame already: there is
-	 * no asking for it again. Rare (an atomic allocation failed); the
-	 * connection fails and so do the operations on it.
-	 */
-	if (IS_ERR(msg)) {
-		prd_stat_add(conn->pif, PRD_ST_NO_BUFFER, 1);
+	msg = prd_rx_match(conn, p, &plan);
+	if (IS_ERR(msg))
 		return PTR_ERR(msg);
-	}
-	conn->rx_msg = msg;
-	conn->rx_busy = true;
-	conn->rx_failed = false;
-	conn->rx_off = 0;
-	conn->rx_payload = be64_to_cpu(f->payload);
-	return prd_rx_payload(conn, p + PTL_WIRE_HDR_LEN,
+	conn->in = (struct prd_rx_state) {
+		.msg = msg,
+		.payload = be64_to_cpu(f->payload),
+		.busy = true,
+	};
+	return prd_rx_payload(&conn->in, p + PTL_WIRE_HDR_LEN,
 			      len - PTL_WIRE_HDR_LEN, resp);
 }
 
+/* A MORE frame: of the inline message, or of a slot's (cookie). */
+static int prd_rx_more(struct prd_conn *conn, const struct prd_frame *f,
+		       const u8 *p, u32 len, struct ptl_msg **resp)
+{
+	u32 cookie = be32_to_cpu(f->cookie);
+	struct prd_rx_state *rs;
+	int err;
+
+	rs = cookie ? prd_slot_rx(conn, cookie) : &conn->in;
+	if (!rs || !rs->busy)
+		return -EPROTO;
+	err = prd_rx_payload(rs, p, len, resp);
+	if (!err && cookie)
+		prd_slot_rx_check(conn, cookie);
+	return err;
+}
+
+/* A CTS: under the lock, since it moves a message between lists. */
+static int prd_rx_cts_locked(struct prd_conn *conn, const struct prd_frame *f,
+			     const u8 *p, u32 len)
+{
+	struct ptl_msg *ended = NULL;
+	int err;
+
+	spin_lock_bh(&conn->lock);
+	err = prd_rx_cts(conn, f, p, len, &ended);
+	spin_unlock_bh(&conn->lock);
+	if (ended)
+		ptl_msg_sent(ended, PTL_NI_OK);
+	return err;
+}
+
 /* One received frame; *data says whether it used a credit. */
-static int prd_rx_frame(struct prd_conn *conn, const void *buf, u32 len,
-			struct ptl_msg **resp, unsigned int *credits,
-			bool *data)
+static int prd_rx_frame(struct prd_conn *conn, const struct ib_wc *wc,
+			const void *buf, u32 len, struct ptl_msg **resp,
+			unsigned int *credits, bool *data)
 {
 	const struct prd_frame *f = buf;
 	const u8 *p = (const u8 *)(f + 1);
@@ -418,9 +500,13 @@ static int prd_rx_frame(struct prd_conn *conn, const void *buf, u32 len,
 	case PRD_FRAME_FIRST:
 		return prd_rx_first(conn, f, p, flen, resp);
 	case PRD_FRAME_MORE:
-		if (!conn->rx_busy)
-			return -EPROTO;
-		return prd_rx_payload(conn, p, flen, resp);
+		return prd_rx_more(conn, f, p, flen, resp);
+	case PRD_FRAME_RTS:
+		return prd_rx_rts(conn, f, p, flen, resp);
+	case PRD_FRAME_CTS:
+		return prd_rx_cts_locked(conn, f, p, flen);
+	case PRD_FRAME_DONE:
+		return prd_rx_done_frame(conn, f, wc, resp);
 	default:
 		return -EPROTO;
 	}
@@ -442,7 +528,7 @@ static void prd_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(prd_dev(conn), rb->dma, wc->byte_len,
 				   DMA_FROM_DEVICE);
-	err = prd_rx_frame(conn, rb->data, wc->byte_len, &resp, &credits,
+	err = prd_rx_frame(conn, wc, rb->data, wc->byte_len, &resp, &credits,
 			   &data);
 	if (err == -EPROTO)
 		prd_stat_add(conn->pif, PRD_ST_BAD_FRAMES, 1);

@@ -42,7 +42,19 @@ enum prd_frame_type {
 	PRD_FRAME_FIRST = 1,	/* wire header + first payload bytes */
 	PRD_FRAME_MORE = 2,	/* the next payload bytes of that message */
 	PRD_FRAME_NOOP = 3,	/* only returns credits; consumes none */
+	PRD_FRAME_RTS = 4,	/* wire header of a message to RDMA WRITE */
+	PRD_FRAME_CTS = 5,	/* where to write it: struct prd_cts */
+	PRD_FRAME_DONE = 6,	/* written (SEND with invalidate of the rkey) */
 };
+
+/* After the frame header of a CTS. */
+struct prd_cts {
+	__be64 addr;		/* of the target's MR */
+	__be32 rkey;
+	__be32 flags;		/* PRD_CTS_FRAMES: send MORE frames instead */
+};
+
+#define PRD_CTS_FRAMES		1
 
 /* Every frame starts with this (big endian on the wire). */
 struct prd_frame {
@@ -52,8 +64,8 @@ struct prd_frame {
 	__be16 credits;		/* receive buffers reposted for the peer */
 	__be16 rsvd1;
 	__be32 len;		/* bytes after this header */
-	__be32 rsvd2;
-	__be64 payload;		/* FIRST: payload bytes of the whole message */
+	__be32 cookie;		/* RTS, CTS, DONE, MORE: the RDMA slot + 1 */
+	__be64 payload;		/* FIRST, RTS: payload bytes; CTS: to write */
 };
 
 /* rdma_cm private data of the connect request and of its accept. */
@@ -79,11 +91,51 @@ enum prd_conn_state {
 struct prd_iface;
 struct prd_conn;
 
+/* Large messages by RDMA WRITE: slots per connection and direction. */
+#define PRD_RDMA_SLOTS		8
+#define PRD_RDMA_MAX		(1U << 20)	/* larger ones go in frames */
+#define PRD_RDMA_PAGES		(PRD_RDMA_MAX / PAGE_SIZE + 1)
+#define PRD_MAX_SGE		16
+
+/* A message being received: by frames, inline or into a slot. */
+struct prd_rx_state {
+	struct ptl_msg *msg;	/* NULL: the bytes are discarded */
+	u64 off, payload;
+	bool busy, failed;
+};
+
+/*
+ * One large message on its way. Initiator: its payload's pages, mapped
+ * from the RTS until the DONE completes. Target: the deposit region's
+ * pages, mapped and registered in @mr from the RTS until the DONE
+ * arrives (the DONE invalidates @mr's rkey), or received in frames.
+ * Slot i of the initiator is slot i of the target: the initiator reuses
+ * it only after its DONE completed, and the target frees it on the DONE,
+ * which RC delivers before any later RTS.
+ */
+struct prd_slot {
+	struct scatterlist sgl[PRD_RDMA_PAGES];
+	int nents;		/* of sgl */
+	int mapped;		/* DMA-mapped entries; 0: not mapped */
+	bool busy;
+	bool cts_ready;		/* target: a CTS to send (on ctlq) */
+	bool frames;		/* target: the payload comes in frames */
+	struct list_head ctl;	/* target: on conn->ctlq */
+	struct ptl_msg *msg;	/* initiator */
+	struct prd_rx_state rx;	/* target */
+	struct ib_mr *mr;	/* target */
+	struct ib_reg_wr reg;	/* target */
+	u64 grant;		/* CTS: bytes to write */
+	u64 raddr;		/* initiator: from the CTS */
+	u32 rkey;
+};
+
 /* A send or receive buffer with its work request's completion. */
 struct prd_buf {
 	struct ib_cqe cqe;
 	struct prd_conn *conn;
 	struct ptl_msg *msg;	/* send: the message this frame ends */
+	struct prd_slot *slot;	/* send: the DONE of this initiator slot */
 	void *data;
 	u64 dma;
 	struct list_head free;	/* send: on conn->tx_free */
@@ -121,9 +173,14 @@ struct prd_conn {
 	u32 frame_size;			/* largest frame the peer takes */
 
 	/* Receive side: the message being reassembled. */
-	struct ptl_msg *rx_msg;
-	u64 rx_off, rx_payload;
-	bool rx_busy, rx_failed;
+	struct prd_rx_state in;
+
+	/* Large messages (PRD_RDMA_SLOTS each way). */
+	struct prd_slot *txs, *rxs;
+	struct list_head rts_wait;	/* messages waiting for their CTS */
+	struct list_head ctlq;		/* target slots with a CTS to send */
+	unsigned int max_sge;
+	struct ib_cqe err_cqe;		/* of unsignalled work requests */
 
 	struct delayed_work timer;	/* connect timeout */
 	struct work_struct kill_work;	/* teardown */
@@ -134,8 +191,10 @@ struct prd_tx_cb {
 	struct list_head list;
 	struct ptl_msg *msg;
 	u64 off;		/* payload bytes posted so far */
-	bool started;		/* its FIRST frame is posted */
+	bool started;		/* its FIRST (or RTS) frame is posted */
 	bool failed;		/* payload could not be read */
+	bool write;		/* CTS came: RDMA WRITE and DONE are next */
+	u8 cookie;		/* slot + 1 once an RTS went; 0: inline */
 };
 
 /* Counters of an interface (ptlctl iface show -s). */
@@ -150,6 +209,9 @@ enum prd_stat {
 	PRD_ST_CONN_FAILS,	/* connections that ended in error */
 	PRD_ST_NOOPS,
 	PRD_ST_CREDIT_STALLS,	/* a frame waited for a credit */
+	PRD_ST_RDMA_WRITES,	/* messages moved by RDMA WRITE */
+	PRD_ST_RDMA_BYTES,
+	PRD_ST_RDMA_FALLBACKS,	/* RTS answered "send frames" */
 	PRD_ST_MAX
 };
 
@@ -176,6 +238,7 @@ extern unsigned int prd_credits;
 extern unsigned int prd_frame_size;
 extern unsigned int prd_port;
 extern unsigned int prd_connect_timeout_ms;
+extern unsigned int prd_rdma_min;
 extern struct workqueue_struct *prd_wq;
 
 static inline void prd_stat_add(struct prd_iface *pif, enum prd_stat s,
@@ -198,7 +261,31 @@ void prd_conn_kill(struct prd_conn *conn);
 void __prd_conn_kill(struct prd_conn *conn);
 void prd_kill_all(struct prd_iface *pif);
 
+/* bulk.c */
+int prd_slots_alloc(struct prd_conn *conn);
+void prd_slots_unmap(struct prd_conn *conn);
+void prd_slots_fail(struct prd_conn *conn);
+void prd_slots_free(struct prd_conn *conn);
+bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err);
+int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb);
+void prd_tx_slot_done(struct prd_conn *conn, struct prd_slot *slot);
+int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
+	       const u8 *p, u32 len, struct ptl_msg **ended);
+int prd_rx_rts(struct prd_conn *conn, const struct prd_frame *f,
+	       const u8 *p, u32 len, struct ptl_msg **resp);
+int prd_post_cts(struct prd_conn *conn, struct prd_slot *slot);
+struct prd_rx_state *prd_slot_rx(struct prd_conn *conn, u32 cookie);
+void prd_slot_rx_check(struct prd_conn *conn, u32 cookie);
+int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
+		      const struct ib_wc *wc, struct ptl_msg **resp);
+
 /* msg.c */
+int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
+		  struct ib_send_wr *before, const u32 *inv_rkey);
+void prd_frame_init(struct prd_conn *conn, struct prd_frame *f, u8 type);
+void prd_wc_error(struct prd_conn *conn, const struct ib_wc *wc);
+struct ptl_msg *prd_rx_match(struct prd_conn *conn, const u8 *hdr,
+			     struct ptl_rx_plan *plan);
 int prd_post_recvs(struct prd_conn *conn);
 int prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg);
 void prd_kick(struct prd_conn *conn);

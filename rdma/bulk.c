@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Large messages by RDMA WRITE, with no copy on either host.
+ *
+ * The initiator maps its payload's pinned pages and sends an RTS frame
+ * (the wire header). The target matches it; it maps the deposit region of
+ * the matched MD, registers it with a fast-registration work request
+ * (ib_map_mr_sg + IB_WR_REG_MR) and answers with a CTS that carries the
+ * MR's address and rkey and how many bytes to write. The initiator RDMA
+ * WRITEs that many bytes straight from its pages into the target's, then
+ * sends DONE as a SEND with invalidate of the rkey: when the target sees
+ * DONE, its adapter has placed every byte and the MR no longer accepts
+ * any, so the pages are unmapped and the message completed. A message the
+ * target drops gets a CTS of 0 bytes; one whose pages cannot be described
+ * to the adapter (a deposit region with holes inside pages) gets a CTS
+ * that says "frames", and comes as MORE frames of its slot instead.
+ *
+ * Safety: pages are mapped and registered only while the library holds
+ * the message (it holds the MD and its pins until ptl_msg_sent() or
+ * ptl_rx_done()), and the transport calls those only after the MR is
+ * invalidated and the pages unmapped, or after the QP is destroyed: an
+ * unlink or the death of the owning process cannot free a page the
+ * adapter may still touch.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <p3api/misc.h>
+#include <p3api/types.h>
+
+#include "core/ptl_wire.h"
+#include "prd.h"
+
+static void prd_err_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct prd_conn *conn = container_of(wc->wr_cqe, struct prd_conn,
+					     err_cqe);
+
+	/* Unsignalled WRITEs and REG_MRs only complete in error. */
+	prd_wc_error(conn, wc);
+	prd_conn_kill(conn);
+}
+
+int prd_slots_alloc(struct prd_conn *conn)
+{
+	unsigned int i;
+
+	conn->err_cqe.done = prd_err_done;
+	conn->txs = kvcalloc(PRD_RDMA_SLOTS, sizeof(*conn->txs), GFP_KERNEL);
+	conn->rxs = kvcalloc(PRD_RDMA_SLOTS, sizeof(*conn->rxs), GFP_KERNEL);
+	if (!conn->txs || !conn->rxs)
+		return -ENOMEM;
+	for (i = 0; i < PRD_RDMA_SLOTS; i++) {
+		struct ib_mr *mr;
+
+		sg_init_table(conn->txs[i].sgl, PRD_RDMA_PAGES);
+		sg_init_table(conn->rxs[i].sgl, PRD_RDMA_PAGES);
+		mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG, PRD_RDMA_PAGES);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		conn->rxs[i].mr = mr;
+	}
+	return 0;
+}
+
+static void prd_slot_unmap(struct prd_conn *conn, struct prd_slot *slot,
+			   enum dma_data_direction dir)
+{
+	if (!slot->mapped)
+		return;
+	ib_dma_unmap_sg(conn->id->device, slot->sgl, slot->nents, dir);
+	slot->mapped = 0;
+	sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+}
+
+/* Teardown, QP and CQ gone: the pages go back before their messages. */
+void prd_slots_unmap(struct prd_conn *conn)
+{
+	unsigned int i;
+
+	for (i = 0; conn->txs && i < PRD_RDMA_SLOTS; i++)
+		prd_slot_unmap(conn, &conn->txs[i], DMA_TO_DEVICE);
+	for (i = 0; conn->rxs && i < PRD_RDMA_SLOTS; i++)
+		prd_slot_unmap(conn, &conn->rxs[i], DMA_FROM_DEVICE);
+}
+
+/* Teardown: messages half received into slots fail. */
+void prd_slots_fail(struct prd_conn *conn)
+{
+	unsigned int i;
+
+	for (i = 0; conn->rxs && i < PRD_RDMA_SLOTS; i++) {
+		struct prd_slot *slot = &conn->rxs[i];
+
+		if (slot->rx.msg)
+			ptl_rx_done(slot->rx.msg, PTL_NI_FAIL);
+		slot->rx.msg = NULL;
+	}
+}
+
+void prd_slots_free(struct prd_conn *conn)
+{
+	unsigned int i;
+
+	for (i = 0; conn->rxs && i < PRD_RDMA_SLOTS; i++)
+		if (conn->rxs[i].mr)
+			ib_dereg_mr(conn->rxs[i].mr);
+	kvfree(conn->txs);
+	kvfree(conn->rxs);
+	conn->txs = NULL;
+	conn->rxs = NULL;
+}
+
+/* ---- initiator ---- */
+
+static struct prd_slot *prd_slot_free_tx(struct prd_conn *conn)
+{
+	unsigned int i;
+
+	for (i = 0; i < PRD_RDMA_SLOTS; i++)
+		if (!conn->txs[i].busy)
+			return &conn->txs[i];
+	return NULL;
+}
+
+/*
+ * Sends an RTS for the message at the head of txq if it is worth it and
+ * its pages can be mapped; false: send it in frames. conn->lock held; a
+ * send buffer and a credit are available.
+ */
+bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
+{
+	u64 len = ptl_msg_len(cb->msg);
+	struct prd_slot *slot;
+	struct prd_buf *tb;
+	struct prd_frame *f;
+	int n;
+
+	if (cb->started || !prd_rdma_min || len <= prd_rdma_min ||
+	    len > PRD_RDMA_MAX)
+		return false;
+	slot = prd_slot_free_tx(conn);
+	if (!slot)
+		return false;
+	n = ptl_msg_payload_sg(cb->msg, 0, len, slot->sgl, PRD_RDMA_PAGES);
+	if (n <= 0)
+		return false;
+	slot->nents = n;
+	slot->mapped = ib_dma_map_sg(conn->id->device, slot->sgl, n,
+				     DMA_TO_DEVICE);
+	if (!slot->mapped) {
+		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+		return false;
+	}
+	tb = list_first_entry(&conn->tx_free, struct prd_buf, free);
+	f = tb->data;
+	prd_frame_init(conn, f, PRD_FRAME_RTS);
+	f->cookie = cpu_to_be32(slot - conn->txs + 1);
+	f->payload = cpu_to_be64(len);
+	f->len = cpu_to_be32(PTL_WIRE_HDR_LEN);
+	memcpy(f + 1, ptl_msg_hdr(cb->msg), PTL_WIRE_HDR_LEN);
+	tb->msg = NULL;
+	tb->slot = NULL;
+	*err = prd_post_send(conn, tb, sizeof(*f) + PTL_WIRE_HDR_LEN, NULL,
+			     NULL);
+	if (*err) {
+		prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
+		return true;
+	}
+	slot->busy = true;
+	slot->msg = cb->msg;
+	cb->started = true;
+	cb->cookie = slot - conn->txs + 1;
+	list_move_tail(&cb->list, &conn->rts_wait);
+	return true;
+}
+
+/* CTS came: WRITE the granted bytes, then DONE. conn->lock held. */
+int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
+{
+	struct prd_slot *slot = &conn->txs[cb->cookie - 1];
+	struct prd_buf *tb = list_first_entry(&conn->tx_free, struct prd_buf,
+					      free);
+	struct ib_sge sge[PRD_MAX_SGE];
+	struct scatterlist *sg = slot->sgl;
+	u64 left = slot->grant, done = 0;
+	struct prd_frame *f;
+	int i = 0, err;
+
+	while (left && sg) {
+		u32 n = min_t(u64, sg_dma_len(sg), left);
+		struct ib_rdma_wr wr = {};
+
+		sge[i].addr = sg_dma_address(sg);
+		sge[i].length = n;
+		sge[i].lkey = conn->pd->local_dma_lkey;
+		left -= n;
+		sg = sg_next(sg);
+		if (++i < conn->max_sge && left && sg)
+			continue;
+		wr.wr.wr_cqe = &conn->err_cqe;
+		wr.wr.opcode = IB_WR_RDMA_WRITE;
+		wr.wr.sg_list = sge;
+		wr.wr.num_sge = i;
+		wr.remote_addr = slot->raddr + done;
+		wr.rkey = slot->rkey;
+		err = ib_post_send(conn->id->qp, &wr.wr, NULL);
+		if (err)
+			return err;
+		while (i)
+			done += sge[--i].length;
+	}
+	f = tb->data;
+	prd_frame_init(conn, f, PRD_FRAME_DONE);
+	f->cookie = cpu_to_be32(cb->cookie);
+	tb->msg = cb->msg;
+	tb->slot = slot;
+	err = prd_post_send(conn, tb, sizeof(*f), NULL, &slot->rkey);
+	if (err)
+		return err;
+	prd_stat_add(conn->pif, PRD_ST_RDMA_WRITES, 1);
+	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, done);
+	list_move_tail(&cb->list, &conn->inflight);
+	return 0;
+}
+
+/* The DONE of an initiator slot completed: the slot is free again. */
+void prd_tx_slot_done(struct prd_conn *conn, struct prd_slot *slot)
+{
+	prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
+	slot->msg = NULL;
+	slot->busy = false;
+}
+
+static struct prd_tx_cb *prd_rts_waiting(struct prd_conn *conn, u8 cookie)
+{
+	struct prd_tx_cb *cb;
+
+	list_for_each_entry(cb, &conn->rts_wait, list)
+		if (cb->cookie == cookie)
+			return cb;
+	return NULL;
+}
+
+/*
+ * A CTS for our slot @cookie. Returns the message if it ended here (the
+ * target took no bytes); conn->lock held.
+ */
+int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
+	       const u8 *p, u32 len, struct ptl_msg **ended)
+{
+	u32 cookie = be32_to_cpu(f->cookie);
+	const struct prd_cts *cts = (const void *)p;
+	struct prd_slot *slot;
+	struct prd_tx_cb *cb;
+
+	if (len < sizeof(*cts) || !cookie || cookie > PRD_RDMA_SLOTS)
+		return -EPROTO;
+	cb = prd_rts_waiting(conn, cookie);
+	if (!cb)
+		return -EPROTO;
+	slot = &conn->txs[cookie - 1];
+	slot->grant = be64_to_cpu(f->payload);
+	if (slot->grant > ptl_msg_len(cb->msg))
+		return -EPROTO;
+	if (be32_to_cpu(cts->flags) & PRD_CTS_FRAMES) {
+		/* Its payload follows in MORE frames of this slot. */
+		prd_stat_add(conn->pif, PRD_ST_RDMA_FALLBACKS, 1);
+		prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
+		list_move_tail(&cb->list, &conn->txq);
+		return 0;
+	}
+	if (!slot->grant) {
+		list_del(&cb->list);
+		prd_tx_slot_done(conn, slot);
+		*ended = cb->msg;
+		return 0;
+	}
+	slot->raddr = be64_to_cpu(cts->addr);
+	slot->rkey = be32_to_cpu(cts->rkey);
+	cb->write = true;
+	list_move_tail(&cb->list, &conn->txq);
+	return 0;
+}
+
+/* ---- target ---- */
+
+/* Maps and registers the deposit region; false: have it sent in frames. */
+static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot,
+			      u64 deposit)
+{
+	struct ib_device *dev = conn->id->device;
+	int n;
+
+	n = ptl_msg_deposit_sg(slot->rx.msg, 0, deposit, slot->sgl,
+			       PRD_RDMA_PAGES);
+	if (n <= 0)
+		return false;
+	slot->nents = n;
+	slot->mapped = ib_dma_map_sg(dev, slot->sgl, n, DMA_FROM_DEVICE);
+	if (!slot->mapped) {
+		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+		return false;
+	}
+	/* A new key each time: a late WRITE with the old one fails. */
+	ib_update_fast_reg_key(slot->mr, ib_inc_rkey(slot->mr->rkey));
+	if (ib_map_mr_sg(slot->mr, slot->sgl, slot->mapped, NULL,
+			 PAGE_SIZE) != slot->mapped) {
+		prd_slot_unmap(conn, slot, DMA_FROM_DEVICE);
+		return false;
+	}
+	slot->reg = (struct ib_reg_wr) {
+		.wr.opcode = IB_WR_REG_MR,
+		.wr.wr_cqe = &conn->err_cqe,
+		.mr = slot->mr,
+		.key = slot->mr->rkey,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+	};
+	return true;
+}
+
+/*
+ * An RTS into target slot @cookie: match it, then queue the CTS. Returns
+ * a response if the message ended at once (nothing to take).
+ */
+int prd_rx_rts(struct prd_conn *conn, const struct prd_frame *f,
+	       const u8 *p, u32 len, struct ptl_msg **resp)
+{
+	u32 cookie = be32_to_cpu(f->cookie);
+	struct ptl_rx_plan plan;
+	struct prd_slot *slot;
+	struct ptl_msg *msg;
+
+	if (len < PTL_WIRE_HDR_LEN || !cookie || cookie > PRD_RDMA_SLOTS)
+		return -EPROTO;
+	slot = &conn->rxs[cookie - 1];
+	if (slot->busy)
+		return -EPROTO;
+	msg = prd_rx_match(conn, p, &plan);
+	if (IS_ERR(msg))
+		return PTR_ERR(msg);
+	slot->busy = true;
+	slot->rx = (struct prd_rx_state) {
+		.msg = msg,
+		.payload = be64_to_cpu(f->payload),
+		.busy = true,
+	};
+	slot->grant = msg ? min(plan.deposit, slot->rx.payload) : 0;
+	slot->frames = false;
+	if (!slot->grant) {
+		/* Nothing to write: it ends now, the CTS says so. */
+		slot->rx.msg = NULL;
+		if (msg)
+			*resp = ptl_rx_done(msg, PTL_NI_OK);
+	} else if (!prd_slot_register(conn, slot, slot->grant)) {
+		slot->frames = true;
+		slot->grant = slot->rx.payload;
+	}
+	slot->cts_ready = true;
+	spin_lock_bh(&conn->lock);
+	list_add_tail(&slot->ctl, &conn->ctlq);
+	spin_unlock_bh(&conn->lock);
+	return 0;
+}
+
+/* Posts the CTS (after the MR's registration) of a target slot. */
+int prd_post_cts(struct prd_conn *conn, struct prd_slot *slot)
+{
+	struct prd_buf *tb = list_first_entry(&conn->tx_free, struct prd_buf,
+					      free);
+	struct prd_frame *f = tb->data;
+	struct prd_cts *cts = (void *)(f + 1);
+
+	prd_frame_init(conn, f, PRD_FRAME_CTS);
+	f->cookie = cpu_to_be32(slot - conn->rxs + 1);
+	f->payload = cpu_to_be64(slot->grant);
+	f->len = cpu_to_be32(sizeof(*cts));
+	memset(cts, 0, sizeof(*cts));
+	if (slot->frames) {
+		cts->flags = cpu_to_be32(PRD_CTS_FRAMES);
+	} else if (slot->grant) {
+		cts->addr = cpu_to_be64(slot->mr->iova);
+		cts->rkey = cpu_to_be32(slot->mr->rkey);
+	}
+	tb->msg = NULL;
+	tb->slot = NULL;
+	/*
+	 * The answer to this CTS may be processed on another CPU before
+	 * ib_post_send() returns: the slot's state comes first. An error
+	 * kills the connection, so there is nothing to undo.
+	 */
+	list_del(&slot->ctl);
+	slot->cts_ready = false;
+	if (!slot->grant)	/* a dropped message: nothing will come */
+		slot->busy = false;
+	return prd_post_send(conn, tb, sizeof(*f) + sizeof(*cts),
+			     slot->grant && !slot->frames ? &slot->reg.wr :
+			     NULL, NULL);
+}
+
+/* The receive state MORE frames of target slot @cookie go to. */
+struct prd_rx_state *prd_slot_rx(struct prd_conn *conn, u32 cookie)
+{
+	struct prd_slot *slot;
+
+	if (cookie > PRD_RDMA_SLOTS)
+		return NULL;
+	slot = &conn->rxs[cookie - 1];
+	if (!slot->busy || !slot->frames || slot->cts_ready)
+		return NULL;
+	return &slot->rx;
+}
+
+/* After a MORE frame of a slot: free it if its message is complete. */
+void prd_slot_rx_check(struct prd_conn *conn, u32 cookie)
+{
+	struct prd_slot *slot = &conn->rxs[cookie - 1];
+
+	if (!slot->rx.busy)
+		slot->busy = false;
+}
+
+/* DONE: every byte is in place and the rkey is invalidated. */
+int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
+		      const struct ib_wc *wc, struct ptl_msg **resp)
+{
+	u32 cookie = be32_to_cpu(f->cookie);
+	struct prd_slot *slot;
+	struct ptl_msg *msg;
+
+	if (!cookie || cookie > PRD_RDMA_SLOTS)
+		return -EPROTO;
+	slot = &conn->rxs[cookie - 1];
+	if (!slot->busy || slot->frames || slot->cts_ready ||
+	    !(wc->wc_flags & IB_WC_WITH_INVALIDATE) ||
+	    wc->ex.invalidate_rkey != slot->mr->rkey)
+		return -EPROTO;
+	prd_slot_unmap(conn, slot, DMA_FROM_DEVICE);
+	msg = slot->rx.msg;
+	slot->rx.msg = NULL;
+	slot->busy = false;
+	prd_stat_add(conn->pif, PRD_ST_RDMA_WRITES, 1);
+	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, slot->grant);
+	*resp = ptl_rx_done(msg, PTL_NI_OK);
+	return 0;
+}
