@@ -7,8 +7,8 @@
 #   eth0/rxe0 10.99.0.1  <-- emulated link -->  eth0/rxe0 10.99.0.2
 #
 #  1. ptl_stress: puts, gets and getputs of 0 B .. 1 MiB both ways, each
-#     verified, over connections set up on demand; those above 16 KiB by
-#     RDMA WRITE into the target's pages;
+#     verified, over connections set up on demand (PTL_RDMA_MIN=16384:
+#     those above 16 KiB by RDMA WRITE into the target's pages);
 #  2. peer death: node 1 falls silent under traffic (netem drops all it
 #     sends);
 #     node 0's operations fail (the QP's retries run out) within a bounded
@@ -118,8 +118,14 @@ portals_clean() {	# portals_clean WHAT
 	report $leaks "node $NODE: $1: nothing left behind within ${i} s (pinned pages, MDs, NIs, EQs, objects)"
 }
 
+# PTL_RDMA_MIN: ptl_rdma's rdma_min, payloads above it go by RDMA WRITE
+# (default 0, as the module's: every message in SEND frames; 16384 tries
+# zero copy, which Soft-RoCE stalls under load: rdma-transport.md).
+rdma_min=${PTL_RDMA_MIN:-0}
+
 bind_rdma() {
-	insmod "$moddir/ptl_rdma.ko" && "$ptlctl" iface bind 0 dev eth0 transport rdma
+	insmod "$moddir/ptl_rdma.ko" rdma_min="$rdma_min" &&
+		"$ptlctl" iface bind 0 dev eth0 transport rdma
 }
 
 # A client that keeps going until its peer or device goes away; it must
@@ -201,9 +207,11 @@ wait %1 || rc=1
 report $rc "node 0: two clients, 300 operations of 0 B .. 1 MiB to the other node"
 "$ptlctl" -s iface show 0 | sed 's/^/#   /'
 # The "rts" column: messages that moved by RDMA WRITE, with no copy.
-writes=$("$ptlctl" -s iface show 0 | awk '/TX:/ { getline; print $4 }')
-[ "${writes:-0}" -gt 0 ]
-report $? "node 0: large messages moved by RDMA WRITE (${writes:-0})"
+if [ "$rdma_min" != 0 ]; then
+	writes=$("$ptlctl" -s iface show 0 | awk '/TX:/ { getline; print $4 }')
+	[ "${writes:-0}" -gt 0 ]
+	report $? "node 0: large messages moved by RDMA WRITE (${writes:-0})"
+fi
 
 # 2. Node 1 falls silent 5 s after the barrier.
 barrier silence
