@@ -7,6 +7,7 @@
 #   make soak      100,000 messages between two nodes under netem faults
 #   make lint      checkpatch on kernel code, clang-format on C++, the man pages,
 #                  dkms.conf against Kbuild
+#   make deb       the Debian packages in build/deb
 #
 # On a cluster node build against the running kernel:
 #   make KVER=$(uname -r)      (or KDIR=/path/to/kernel/build)
@@ -112,6 +113,13 @@ soak: deps
 .PHONY: bench
 bench: all
 	$(TOP)/tools/ptl_perf/run-bench
+
+# make deb: the Debian packages of debian/ (portals-dkms, libptl-user0,
+# libptl-user-dev, portals-utils) built by dpkg-buildpackage from a copy of
+# the tree, into $(BUILD)/deb/, then lintian (tools/build-deb).
+.PHONY: deb
+deb:
+	BUILD=$(BUILD) $(TOP)/tools/build-deb
 
 CHECKPATCH = $(KSRC_DIR)/scripts/checkpatch.pl --no-tree --quiet \
 	--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES
