@@ -7,7 +7,7 @@
 #   make soak      100,000 messages between two nodes under netem faults
 #   make lint      checkpatch on kernel code, clang-format on C++, the man pages,
 #                  dkms.conf against Kbuild
-#   make deb       the Debian packages in build/deb
+#   make deb       the Debian packages in build/deb (make check-packages tests them)
 #
 # On a cluster node build against the running kernel:
 #   make KVER=$(uname -r)      (or KDIR=/path/to/kernel/build)
@@ -117,9 +117,15 @@ bench: all
 # make deb: the Debian packages of debian/ (portals-dkms, libptl-user0,
 # libptl-user-dev, portals-utils) built by dpkg-buildpackage from a copy of
 # the tree, into $(BUILD)/deb/, then lintian (tools/build-deb).
-.PHONY: deb
+# make check-packages (root): installs them into a clean mmdebstrap root,
+# DKMS builds the modules, a guest loads them and runs a program built with
+# pkg-config ptl-user, apt-get purge leaves nothing (tools/check-packages).
+.PHONY: deb check-packages
 deb:
 	BUILD=$(BUILD) $(TOP)/tools/build-deb
+
+check-packages:
+	BUILD=$(BUILD) $(TOP)/tools/check-packages
 
 CHECKPATCH = $(KSRC_DIR)/scripts/checkpatch.pl --no-tree --quiet \
 	--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES
