@@ -285,6 +285,30 @@ int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
 
 /* ---- target ---- */
 
+/*
+ * The key the slot's MR is registered with next. Normally a new one each
+ * time, so that a late WRITE with the old one fails; the DONE's remote
+ * invalidation has freed the MR for its next REG_MR.
+ *
+ * Soft-RoCE (rdma_rxe, at least up to 6.1) replays the local work requests
+ * (REG_MR, LOCAL_INV) behind the oldest unacknowledged SEND when it
+ * retransmits after an ACK timeout; a replayed REG_MR finds its MR valid
+ * ("rxe_reg_fast_mr: ... not free"), fails, and the connection stalls
+ * without a completion. There, each registration is a LOCAL_INV and a
+ * REG_MR with the MR's one key, which a replay repeats harmlessly. Over
+ * one RC connection a late WRITE cannot follow its DONE, so the fixed
+ * key costs nothing but this defence in depth against a broken peer.
+ */
+static void prd_slot_new_key(struct prd_conn *conn, struct prd_slot *slot)
+{
+	struct ib_mr *mr = slot->mr;
+
+	if (!conn->replays_local_ops)
+		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	else if (mr->rkey != mr->lkey)	/* its first use */
+		ib_update_fast_reg_key(mr, mr->lkey & 0xff);
+}
+
 /* Maps and registers the deposit region; false: have it sent in frames. */
 static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot,
 			      u64 deposit)
@@ -302,8 +326,7 @@ static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot,
 		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
 		return false;
 	}
-	/* A new key each time: a late WRITE with the old one fails. */
-	ib_update_fast_reg_key(slot->mr, ib_inc_rkey(slot->mr->rkey));
+	prd_slot_new_key(conn, slot);
 	if (ib_map_mr_sg(slot->mr, slot->sgl, slot->mapped, NULL,
 			 PAGE_SIZE) != slot->mapped) {
 		prd_slot_unmap(conn, slot, DMA_FROM_DEVICE);
@@ -316,7 +339,20 @@ static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot,
 		.key = slot->mr->rkey,
 		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
 	};
+	slot->inv = (struct ib_send_wr) {
+		.opcode = IB_WR_LOCAL_INV,
+		.wr_cqe = &conn->err_cqe,
+		.ex.invalidate_rkey = slot->mr->rkey,
+		.next = &slot->reg.wr,
+	};
 	return true;
+}
+
+/* The work requests that register a target slot's MR, in order. */
+static struct ib_send_wr *prd_slot_reg_wrs(struct prd_conn *conn,
+					   struct prd_slot *slot)
+{
+	return conn->replays_local_ops ? &slot->inv : &slot->reg.wr;
 }
 
 /*
@@ -394,8 +430,8 @@ int prd_post_cts(struct prd_conn *conn, struct prd_slot *slot)
 	if (!slot->grant)	/* a dropped message: nothing will come */
 		slot->busy = false;
 	return prd_post_send(conn, tb, sizeof(*f) + sizeof(*cts),
-			     slot->grant && !slot->frames ? &slot->reg.wr :
-			     NULL, NULL);
+			     slot->grant && !slot->frames ?
+			     prd_slot_reg_wrs(conn, slot) : NULL, NULL);
 }
 
 /* The receive state MORE frames of target slot @cookie go to. */

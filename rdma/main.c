@@ -43,15 +43,10 @@ module_param_named(connect_timeout_ms, prd_connect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connect_timeout_ms,
 		 "A connection not established this long fails, and its messages (default 5000)");
 
-/*
- * Off by default for now: on the debug kernel, Soft-RoCE once refused to
- * re-register a slot's MR ("not free") and the connection stalled
- * (Documentation/rdma-transport.md, known problems).
- */
-unsigned int prd_rdma_min;
+unsigned int prd_rdma_min = 16384;
 module_param_named(rdma_min, prd_rdma_min, uint, 0644);
 MODULE_PARM_DESC(rdma_min,
-		 "Payloads larger than this (up to 1 MiB) move by RDMA WRITE, with no copy; 0: never (default 0; 16384 is the intended value)");
+		 "Payloads larger than this (up to 1 MiB) move by RDMA WRITE, with no copy; 0: never (default 16384)");
 
 struct workqueue_struct *prd_wq;
 

@@ -141,8 +141,8 @@ int prd_post_recvs(struct prd_conn *conn)
 }
 
 /*
- * Posts the frame in @tb (@len bytes), after @before if not NULL (a
- * REG_MR), as a SEND with invalidate of *@inv_rkey if not NULL.
+ * Posts the frame in @tb (@len bytes), after the chain @before if not NULL
+ * (a registration), as a SEND with invalidate of *@inv_rkey if not NULL.
  */
 int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 		  struct ib_send_wr *before, const u32 *inv_rkey)
@@ -165,8 +165,13 @@ int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 		wr.opcode = IB_WR_SEND_WITH_INV;
 		wr.ex.invalidate_rkey = *inv_rkey;
 	}
-	if (before)
-		before->next = &wr;
+	if (before) {
+		struct ib_send_wr *last = before;
+
+		while (last->next)
+			last = last->next;
+		last->next = &wr;
+	}
 	ib_dma_sync_single_for_device(prd_dev(conn), tb->dma, len,
 				      DMA_TO_DEVICE);
 	err = ib_post_send(conn->id->qp, before ?: &wr, NULL);

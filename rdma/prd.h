@@ -125,6 +125,7 @@ struct prd_slot {
 	struct prd_rx_state rx;	/* target */
 	struct ib_mr *mr;	/* target */
 	struct ib_reg_wr reg;	/* target */
+	struct ib_send_wr inv;	/* target: LOCAL_INV before reg (replay) */
 	u64 grant;		/* CTS: bytes to write */
 	u64 raddr;		/* initiator: from the CTS */
 	u32 rkey;
@@ -180,6 +181,7 @@ struct prd_conn {
 	struct list_head rts_wait;	/* messages waiting for their CTS */
 	struct list_head ctlq;		/* target slots with a CTS to send */
 	unsigned int max_sge;
+	bool replays_local_ops;		/* see prd_slot_register() */
 	struct ib_cqe err_cqe;		/* of unsignalled work requests */
 
 	struct delayed_work timer;	/* connect timeout */

@@ -7,8 +7,9 @@
 #   eth0/rxe0 10.99.0.1  <-- emulated link -->  eth0/rxe0 10.99.0.2
 #
 #  1. ptl_stress: puts, gets and getputs of 0 B .. 1 MiB both ways, each
-#     verified, over connections set up on demand (PTL_RDMA_MIN=16384:
-#     those above 16 KiB by RDMA WRITE into the target's pages);
+#     verified, over connections set up on demand (those above 16 KiB by
+#     RDMA WRITE into the target's pages); then the same over a link that
+#     loses 2% of the packets each way;
 #  2. peer death: node 1 falls silent under traffic (netem drops all it
 #     sends);
 #     node 0's operations fail (the QP's retries run out) within a bounded
@@ -119,9 +120,10 @@ portals_clean() {	# portals_clean WHAT
 }
 
 # PTL_RDMA_MIN: ptl_rdma's rdma_min, payloads above it go by RDMA WRITE
-# (default 0, as the module's: every message in SEND frames; 16384 tries
-# zero copy, which Soft-RoCE stalls under load: rdma-transport.md).
-rdma_min=${PTL_RDMA_MIN:-0}
+# (default 16384, as the module's; 0: every message in SEND frames).
+rdma_min=${PTL_RDMA_MIN:-16384}
+# The loss of the lossy-link step, in per cent, each way.
+loss=2
 
 bind_rdma() {
 	insmod "$moddir/ptl_rdma.ko" rdma_min="$rdma_min" &&
@@ -154,8 +156,17 @@ if [ "$NODE" = 1 ]; then
 	wait $!
 	report $? "node 1: served two clients, 0 B .. 1 MiB, every message verified"
 
-	# 2. Peer death: we fall silent under node 0's traffic.
+	# 1b. The same over a lossy link.
 	modprobe sch_netem 2>/dev/null
+	"$stress" server --pid 81 --clients 1 --timeout-ms 120000 --quiet &
+	tc qdisc add dev eth0 root netem loss $loss%
+	barrier lossy
+	wait $!
+	report $? "node 1: over a link losing $loss% each way: served, every message verified"
+	tc qdisc del dev eth0 root
+	barrier lossy-over
+
+	# 2. Peer death: we fall silent under node 0's traffic.
 	"$stress" server --pid 78 --clients 1 --timeout-ms 60000 --quiet &
 	barrier silence
 	sleep 5
@@ -212,6 +223,25 @@ if [ "$rdma_min" != 0 ]; then
 	[ "${writes:-0}" -gt 0 ]
 	report $? "node 0: large messages moved by RDMA WRITE (${writes:-0})"
 fi
+
+# 1b. Both ways lossy: Soft-RoCE retransmits after ACK timeouts (and
+# replays registrations: prd_slot_new_key()); every message still arrives
+# intact, and large ones still move by RDMA WRITE.
+barrier lossy
+tc qdisc add dev eth0 root netem loss $loss%
+"$stress" client --server "$peer_nid:81" --id 0 --count 150 --max-size 1M \
+	--seed 3 --timeout-ms 60000 --quiet
+report $? "node 0: 150 operations of 0 B .. 1 MiB over a link losing $loss% each way"
+tc qdisc del dev eth0 root
+if [ "$rdma_min" != 0 ]; then
+	lossy_writes=$("$ptlctl" -s iface show 0 | awk '/TX:/ { getline; print $4 }')
+	[ "${lossy_writes:-0}" -gt "${writes:-0}" ]
+	report $? "node 0: over the lossy link too, large messages moved by RDMA WRITE ($((${lossy_writes:-0} - ${writes:-0})))"
+fi
+rdma statistic show link rxe0/1 2>/dev/null | tr ' ' '\n' |
+	grep -A1 -E '^(completer_retry_err|rcvd_seq_err|duplicate_request)$' |
+	grep -v -- '^--$' | paste -sd' ' | sed 's/^/# rxe0: /'
+barrier lossy-over
 
 # 2. Node 1 falls silent 5 s after the barrier.
 barrier silence
