@@ -134,7 +134,7 @@ PLATFORM_SHIMS := kmod/ptl_platform_kernel.h kmod/core/ptl_platform_user.h
 
 # Kernel code: everything C under kmod/, rtscts/ and include/ (rtscts/user
 # is the codec's user-space C++). User space: every C++ file and header.
-KERNEL_C := $(wildcard kmod/*.[ch] kmod/core/*.[ch] rtscts/*.[ch] include/ptl/*.h ptlblk/*.[ch] rdma/*.[ch])
+KERNEL_C := $(wildcard kmod/*.[ch] kmod/core/*.[ch] rtscts/*.[ch] include/ptl/*.[ch] ptlblk/*.[ch] rdma/*.[ch])
 
 lint: $(KSRC_DIR)/.stamp
 	$(CHECKPATCH) -f $(filter-out $(PLATFORM_SHIMS),$(KERNEL_C))

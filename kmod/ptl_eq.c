@@ -40,6 +40,8 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include <ptl/compat.h>
+
 #include "core/ptl_core.h"
 #include "ptl_internal.h"
 #include "ptl_trace.h"
@@ -365,7 +367,7 @@ int ptl_eq_mmap(struct ptl_file *pf, struct vm_area_struct *vma)
 		addr = em->ring;
 		err = size > em->ring_bytes ? -EINVAL :
 		      (vma->vm_flags & VM_WRITE) ? -EPERM : 0;
-		vma->vm_flags &= ~VM_MAYWRITE;
+		ptl_vm_flags_mod(vma, 0, VM_MAYWRITE);
 	}
 	if (!err)
 		err = ptl_eq_map_pages(vma, addr, size);
@@ -373,8 +375,7 @@ int ptl_eq_mmap(struct ptl_file *pf, struct vm_area_struct *vma)
 		ptl_eq_mem_put(em);
 		return err;
 	}
-	vma->vm_flags &= ~VM_MAYEXEC;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	ptl_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
 	vma->vm_private_data = em;	/* the reference taken above */
 	vma->vm_ops = &ptl_eq_vm_ops;
 	return 0;

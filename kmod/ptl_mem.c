@@ -101,6 +101,8 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
+#include <ptl/compat.h>
+
 #include "core/ptl_core.h"
 #include "ptl_internal.h"
 
@@ -349,7 +351,7 @@ static long ptl_pin_locked(unsigned long addr, unsigned long n,
 			break;
 	}
 	if (!got)
-		got = pin_user_pages(addr, n, gup, pages, NULL);
+		got = ptl_pin_user_pages(addr, n, gup, pages);
 	mmap_read_unlock(mm);
 	return got;
 }

@@ -21,6 +21,7 @@
 #include <net/sock.h>
 
 #include <linux/portals_netlink.h>
+#include <ptl/compat.h>
 #include <ptl/transport.h>
 
 #include "core/ptl_core.h"
@@ -331,11 +332,10 @@ EXPORT_SYMBOL_NS_GPL(ptl_netlink_peer_begin, PORTALS);
 static int ptl_nl_get_peer_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct ptl_binding *b;
 	int err = 0;
 
-	b = ptl_peer_binding(ptl_cb_pn(cb), info->attrs, cb->extack);
+	b = ptl_peer_binding(ptl_cb_pn(cb), ptl_genl_dump_attrs(cb), cb->extack);
 	if (!b)
 		return cb->args[0] ? 0 : -ENOENT;
 	cb->args[0] = 1;	/* an unbind between two parts ends the dump */

@@ -30,6 +30,8 @@
 #include <linux/io_uring.h>
 #include <linux/uaccess.h>
 
+#include <ptl/compat.h>
+
 #include "ptl_internal.h"
 
 /* The SQE's command area: 16 bytes, 80 with IORING_SETUP_SQE128. */
@@ -93,7 +95,7 @@ static long ptl_uring_issue(struct io_uring_cmd *ioucmd,
 						    PTL_URING_CMD_BYTES;
 
 	/* The ring is shared with the process: read it once. */
-	memcpy(area, ioucmd->cmd, len);
+	memcpy(area, ptl_uring_cmd_area(ioucmd), len);
 	switch (ioucmd->cmd_op) {
 	case PTL_URING_DATA:
 		return ptl_dev_call_inline(pf, PTL_IOC_DATA, area, len);

@@ -78,7 +78,7 @@ void ptl_users_exit(void)
  * Return: a referenced struct ptl_user, or NULL without memory.
  * Process context.
  */
-struct ptl_user *ptl_user_get(kuid_t uid)
+static struct ptl_user *ptl_user_get(kuid_t uid)
 {
 	unsigned long key = from_kuid(&init_user_ns, uid);
 	struct ptl_user *u;
@@ -103,7 +103,7 @@ out:
 	return u;
 }
 
-void ptl_user_put(struct ptl_user *u)
+static void ptl_user_put(struct ptl_user *u)
 {
 	if (!refcount_dec_and_mutex_lock(&u->ref, &ptl_users_lock))
 		return;

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
+#include <ptl/compat.h>
 
 #include "ptlblk.h"
 
@@ -137,7 +138,7 @@ static int ptlblk_add_disk(struct ptlblk_dev *dev,
 			   const struct ptlblk_config *cfg)
 {
 	ptl_ni_limits_t limits;
-	struct request_queue *q;
+	struct ptl_disk_limits lim;
 	struct gendisk *disk;
 	u32 bytes, segs;
 	int rc;
@@ -176,7 +177,28 @@ static int ptlblk_add_disk(struct ptlblk_dev *dev,
 	if (rc)
 		return rc;
 
-	disk = blk_mq_alloc_disk(&dev->tag_set, dev);
+	/*
+	 * Written pages go on the wire as they are (skb fragments, CRC32C
+	 * per frame, retransmitted from the same pages): they must not
+	 * change while the write is in flight (stable_writes).
+	 */
+	lim = (struct ptl_disk_limits){
+		.block_size = dev->block_size,
+		.max_hw_sectors = dev->max_sectors,
+		.max_segments = dev->max_segments,
+		.write_cache = dev->features & PTLBLK_F_FLUSH,
+		.fua = dev->features & PTLBLK_F_FUA,
+		.rotational = dev->features & PTLBLK_F_ROTATIONAL,
+		.stable_writes = true,
+	};
+	if (dev->features & PTLBLK_F_DISCARD) {
+		u32 gran = le32_to_cpu(dev->hello->discard_granularity);
+
+		lim.max_discard_sectors = round_down(PTLBLK_MAX_SECTORS,
+						     dev->block_size >> SECTOR_SHIFT);
+		lim.discard_granularity = max(gran, dev->block_size);
+	}
+	disk = ptl_blk_mq_alloc_disk(&dev->tag_set, &lim, dev);
 	if (IS_ERR(disk)) {
 		rc = PTR_ERR(disk);
 		goto err_tags;
@@ -188,28 +210,6 @@ static int ptlblk_add_disk(struct ptlblk_dev *dev,
 	disk->private_data = dev;
 	snprintf(disk->disk_name, DISK_NAME_LEN, PTLBLK_NAME "%d", dev->index);
 
-	q = disk->queue;
-	blk_queue_logical_block_size(q, dev->block_size);
-	blk_queue_physical_block_size(q, dev->block_size);
-	blk_queue_max_hw_sectors(q, dev->max_sectors);
-	blk_queue_max_segments(q, dev->max_segments);
-	blk_queue_write_cache(q, dev->features & PTLBLK_F_FLUSH,
-			      dev->features & PTLBLK_F_FUA);
-	if (dev->features & PTLBLK_F_DISCARD) {
-		u32 gran = le32_to_cpu(dev->hello->discard_granularity);
-
-		blk_queue_max_discard_sectors(q, round_down(PTLBLK_MAX_SECTORS,
-					      dev->block_size >> SECTOR_SHIFT));
-		q->limits.discard_granularity = max(gran, dev->block_size);
-	}
-	/*
-	 * Written pages go on the wire as they are (skb fragments, CRC32C
-	 * per frame, retransmitted from the same pages): they must not
-	 * change while the write is in flight.
-	 */
-	blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
-	if (!(dev->features & PTLBLK_F_ROTATIONAL))
-		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
 	set_capacity(disk, dev->size >> SECTOR_SHIFT);
 	if (dev->features & PTLBLK_F_READ_ONLY)
 		set_disk_ro(disk, true);
