@@ -34,11 +34,16 @@ _vm_kver_ok() {
 }
 
 # Print the guest kernel version.  Order: $KVER; the image that the
-# linux-image-amd64 meta-package depends on; the newest
-# /boot/vmlinuz-*-amd64 that has a modules.dep.  The host's running kernel
-# (uname -r) is deliberately ignored: it is not the guest kernel.
+# linux-image-amd64 meta-package depends on; the version that
+# tools/kernel-version builds the modules for (linux-headers-amd64); the
+# only installed kernel, if there is one.  Never "the newest": installing
+# linux-image-6.12-amd64 or -6.12-rt-amd64 (tools/install-deps does, for
+# make check's kernels phase) must not change the default guest, which is
+# the kernel the modules of `make` are built for (Debian 12's 6.1).  The
+# host's running kernel (uname -r) is deliberately ignored: it is not the
+# guest kernel.
 vm_kver() {
-	local v dep
+	local v dep images=()
 	if [[ -n ${KVER:-} ]]; then
 		[[ -e /lib/modules/$KVER/modules.dep ]] ||
 			die "KVER=$KVER: /lib/modules/$KVER/modules.dep not found"
@@ -54,14 +59,21 @@ vm_kver() {
 			return
 		fi
 	fi
-	local images=(/boot/vmlinuz-*-amd64)
-	for v in $(printf '%s\n' "${images[@]#/boot/vmlinuz-}" | sort -rV); do
-		if _vm_kver_ok "$v"; then
-			echo "$v"
-			return
-		fi
+	v=$("$VM_REPO_DIR/tools/kernel-version" 2>/dev/null || true)
+	if _vm_kver_ok "$v"; then
+		echo "$v"
+		return
+	fi
+	for v in /boot/vmlinuz-*; do
+		v=${v#/boot/vmlinuz-}
+		! _vm_kver_ok "$v" || images+=("$v")
 	done
-	die "no guest kernel found: install linux-image-amd64 or set KVER"
+	((${#images[@]} != 1)) || {
+		echo "${images[0]}"
+		return
+	}
+	((${#images[@]})) || die "no guest kernel found: install linux-image-amd64 or set KVER"
+	die "no default guest kernel (linux-image-amd64 is not installed) among ${images[*]}: set KVER"
 }
 
 # Print "kvm" if KVM really runs a guest on this host, else "tcg".
