@@ -218,7 +218,7 @@ int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
 	err = prd_post_send(conn, tb, sizeof(*f), NULL, &slot->rkey);
 	if (err)
 		return err;
-	prd_stat_add(conn->pif, PRD_ST_RDMA_WRITES, 1);
+	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, 1);
 	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, done);
 	list_move_tail(&cb->list, &conn->inflight);
 	return 0;
@@ -475,7 +475,7 @@ int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
 	msg = slot->rx.msg;
 	slot->rx.msg = NULL;
 	slot->busy = false;
-	prd_stat_add(conn->pif, PRD_ST_RDMA_WRITES, 1);
+	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, 1);
 	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, slot->grant);
 	*resp = ptl_rx_done(msg, PTL_NI_OK);
 	return 0;

@@ -187,6 +187,7 @@ static const struct ptl_transport_ops prd_ops = {
 	.send = prd_send,
 	.fill_iface = prd_fill_iface,
 	.fill_stats = prd_fill_stats,
+	.dump_peers = prd_dump_peers,
 };
 
 static struct ptl_transport prd_transport = {

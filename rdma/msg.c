@@ -183,8 +183,8 @@ int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 		if (f->type != PRD_FRAME_NOOP)
 			conn->tx_credits--;
 		list_del(&tb->free);
-		prd_stat_add(conn->pif, PRD_ST_TX_FRAMES, 1);
-		prd_stat_add(conn->pif, PRD_ST_TX_BYTES, len);
+		prd_conn_stat_add(conn, PRD_ST_TX_FRAMES, 1);
+		prd_conn_stat_add(conn, PRD_ST_TX_BYTES, len);
 	}
 	return err;
 }
@@ -497,8 +497,8 @@ static int prd_rx_frame(struct prd_conn *conn, const struct ib_wc *wc,
 		return -EPROTO;
 	*credits = be16_to_cpu(f->credits);
 	*data = f->type != PRD_FRAME_NOOP;
-	prd_stat_add(conn->pif, PRD_ST_RX_FRAMES, 1);
-	prd_stat_add(conn->pif, PRD_ST_RX_BYTES, len);
+	prd_conn_stat_add(conn, PRD_ST_RX_FRAMES, 1);
+	prd_conn_stat_add(conn, PRD_ST_RX_BYTES, len);
 	switch (f->type) {
 	case PRD_FRAME_NOOP:
 		return 0;

@@ -186,6 +186,10 @@ struct prd_conn {
 
 	struct delayed_work timer;	/* connect timeout */
 	struct work_struct kill_work;	/* teardown */
+
+	/* ptlctl peer show -s: what went over this connection. */
+	atomic64_t st_tx_frames, st_tx_bytes, st_rx_frames, st_rx_bytes;
+	atomic64_t st_rdma_writes;
 };
 
 /* The send state of a message, in ptl_msg_cb(). */
@@ -249,6 +253,35 @@ static inline void prd_stat_add(struct prd_iface *pif, enum prd_stat s,
 	atomic64_add(v, &pif->stats[s]);
 }
 
+/* Counts on the interface and, if shown per peer, on the connection. */
+static inline void prd_conn_stat_add(struct prd_conn *conn,
+				     enum prd_stat s, u64 v)
+{
+	atomic64_t *c;
+
+	prd_stat_add(conn->pif, s, v);
+	switch (s) {
+	case PRD_ST_TX_FRAMES:
+		c = &conn->st_tx_frames;
+		break;
+	case PRD_ST_TX_BYTES:
+		c = &conn->st_tx_bytes;
+		break;
+	case PRD_ST_RX_FRAMES:
+		c = &conn->st_rx_frames;
+		break;
+	case PRD_ST_RX_BYTES:
+		c = &conn->st_rx_bytes;
+		break;
+	case PRD_ST_RDMA_WRITES:
+		c = &conn->st_rdma_writes;
+		break;
+	default:
+		return;
+	}
+	atomic64_add(v, c);
+}
+
 static inline struct prd_tx_cb *prd_cb(struct ptl_msg *msg)
 {
 	return ptl_msg_cb(msg);
@@ -262,6 +295,10 @@ void prd_conn_put(struct prd_conn *conn);
 void prd_conn_kill(struct prd_conn *conn);
 void __prd_conn_kill(struct prd_conn *conn);
 void prd_kill_all(struct prd_iface *pif);
+
+/* netlink.c */
+int prd_dump_peers(struct ptl_binding *b, struct sk_buff *skb,
+		   struct netlink_callback *cb);
 
 /* bulk.c */
 int prd_slots_alloc(struct prd_conn *conn);

@@ -56,6 +56,12 @@
  *     PTL_A_PEER_CWND, PTL_A_PEER_INFLIGHT, PTL_A_PEER_QUEUED (u32 each),
  *     PTL_A_PEER_IDLE_MS (u32, since the last frame from it),
  *     PTL_A_PEER_STATS (nest of enum ptl_stat).
+ *   Transport rdma: one message per connection (two for a peer when both
+ *   nodes connected at once): PTL_A_IFACE, PTL_A_NID, PTL_A_PEER_STATE
+ *   (PTL_PEER_CONNECTING, PTL_PEER_UP or PTL_PEER_DEAD), PTL_A_PEER_FLAGS
+ *   (PTL_PEER_F_ACTIVE, PTL_PEER_F_SENDS), PTL_A_PEER_CREDITS,
+ *   PTL_A_PEER_CREDITS_OWED (u32 each), PTL_A_PEER_STATS (frames and
+ *   bytes each way; PTL_STAT_RTS counts messages moved by RDMA WRITE).
  *
  * PTL_CMD_NEW_PEER (admin): a static link-layer address for a nid:
  *   PTL_A_IFACE, PTL_A_NID, PTL_A_PEER_LLADDR (it replaces what was known
@@ -150,6 +156,8 @@ enum ptl_attr {
 	PTL_A_COMM,			/* string */
 	PTL_A_EVENT,			/* u8 enum ptl_event */
 	PTL_A_FAILED,			/* u32 */
+	PTL_A_PEER_CREDITS,		/* u32, data frames the peer can take now */
+	PTL_A_PEER_CREDITS_OWED,	/* u32, credits not yet returned to it */
 	__PTL_A_MAX
 };
 #define PTL_A_MAX		(__PTL_A_MAX - 1)
@@ -165,9 +173,13 @@ enum ptl_peer_state {
 	PTL_PEER_UP,			/* its address known (heard from, resolved
 					 * or static), not timed out */
 	PTL_PEER_UNREACHABLE,		/* timed out; operations to it failed */
+	PTL_PEER_CONNECTING,		/* rdma: the connection is being set up */
+	PTL_PEER_DEAD,			/* rdma: failed or closed, being freed */
 };
 
 #define PTL_PEER_F_STATIC	(1U << 0)	/* configured, never reclaimed */
+#define PTL_PEER_F_ACTIVE	(1U << 1)	/* rdma: we connected, not it */
+#define PTL_PEER_F_SENDS	(1U << 2)	/* rdma: our requests go this way */
 
 enum ptl_event {
 	PTL_EVENT_PEER_UP,		/* first frame, or back after a failure */
