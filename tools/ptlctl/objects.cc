@@ -101,6 +101,8 @@ constexpr auto kAttrNames = Table<__PTL_A_MAX>({
     {PTL_A_COMM, "comm"},
     {PTL_A_EVENT, "event"},
     {PTL_A_FAILED, "failed"},
+    {PTL_A_PEER_CREDITS, "peer_credits"},
+    {PTL_A_PEER_CREDITS_OWED, "peer_credits_owed"},
 });
 
 template <std::size_t N>
@@ -161,6 +163,8 @@ Peer DecodePeer(std::span<const uint8_t> attrs) {
       case PTL_A_PEER_INFLIGHT:    Set(o.inflight, a); break;
       case PTL_A_PEER_QUEUED:      Set(o.queued, a); break;
       case PTL_A_PEER_IDLE_MS:     Set(o.idle_ms, a); break;
+      case PTL_A_PEER_CREDITS:     Set(o.credits, a); break;
+      case PTL_A_PEER_CREDITS_OWED: Set(o.credits_owed, a); break;
       case PTL_A_PEER_STATS:       Set(o.stats, a); break;
       default:                     break;
         // clang-format on
@@ -254,6 +258,10 @@ std::string_view PeerStateName(uint8_t state) {
       return "up";
     case PTL_PEER_UNREACHABLE:
       return "unreachable";
+    case PTL_PEER_CONNECTING:
+      return "connecting";
+    case PTL_PEER_DEAD:
+      return "dead";
   }
   return {};
 }

@@ -41,6 +41,7 @@ struct Peer {
   std::optional<uint8_t> state;  // enum ptl_peer_state
   std::optional<uint32_t> flags, incarnation;
   std::optional<uint32_t> rtt_us, rttvar_us, rto_us, cwnd, inflight, queued, idle_ms;
+  std::optional<uint32_t> credits, credits_owed;  // rdma
   std::optional<Counters> stats;
 };
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "parse.h"
@@ -149,10 +150,19 @@ void Table(std::string& out, std::string_view label,
   out += names + "\n" + values + "\n";
 }
 
+// The names of the known PTL_PEER_F_* flags; others are shown in hex.
+constexpr std::pair<uint32_t, std::string_view> kPeerFlags[] = {
+    {PTL_PEER_F_STATIC, "static"},
+    {PTL_PEER_F_ACTIVE, "active"},
+    {PTL_PEER_F_SENDS, "sends"},
+};
+constexpr uint32_t kKnownPeerFlags = PTL_PEER_F_STATIC | PTL_PEER_F_ACTIVE | PTL_PEER_F_SENDS;
+
 std::string PeerFlags(uint32_t flags) {
   std::string out;
-  if (flags & PTL_PEER_F_STATIC) out += " static";
-  if (uint32_t rest = flags & ~PTL_PEER_F_STATIC) out += " flags " + Hex(rest, 0);
+  for (const auto& [bit, name] : kPeerFlags)
+    if (flags & bit) out.append(" ").append(name);
+  if (uint32_t rest = flags & ~kKnownPeerFlags) out += " flags " + Hex(rest, 0);
   return out;
 }
 
@@ -245,6 +255,8 @@ std::string PeerText(const Peer& o, bool stats) {
   Add(line2, "cwnd", o.cwnd);
   Add(line2, "inflight", o.inflight);
   Add(line2, "queued", o.queued);
+  Add(line2, "credits", o.credits);
+  Add(line2, "owed", o.credits_owed);
   std::string out = Block(head, {line1, line2});
   if (stats && o.stats) out += CountersText(*o.stats);
   return out;
@@ -258,8 +270,9 @@ void PeerJson(JsonWriter& w, const Peer& o, bool stats) {
   if (o.state) NameOrJson(w, "state", PeerStateName(*o.state), *o.state);
   if (o.flags) {
     w.Key("flags").BeginArray();
-    if (*o.flags & PTL_PEER_F_STATIC) w.Value("static");
-    if (uint32_t rest = *o.flags & ~PTL_PEER_F_STATIC) w.Value(Hex(rest, 0));
+    for (const auto& [bit, name] : kPeerFlags)
+      if (*o.flags & bit) w.Value(name);
+    if (uint32_t rest = *o.flags & ~kKnownPeerFlags) w.Value(Hex(rest, 0));
     w.EndArray();
   }
   JsonIf(w, "incarnation", o.incarnation);
@@ -270,6 +283,8 @@ void PeerJson(JsonWriter& w, const Peer& o, bool stats) {
   JsonIf(w, "inflight", o.inflight);
   JsonIf(w, "queued", o.queued);
   JsonIf(w, "idle_ms", o.idle_ms);
+  JsonIf(w, "credits", o.credits);
+  JsonIf(w, "credits_owed", o.credits_owed);
   if (stats && o.stats) CountersJson(w.Key("stats"), *o.stats);
   w.EndObject();
 }

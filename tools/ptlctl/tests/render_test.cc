@@ -159,6 +159,33 @@ TEST(Peer, TextAndJson) {
             R"("stats":{"retransmits":3,"peer_restarts":1}})");
 }
 
+// A connection of the rdma transport: no lladdr nor timers, credits.
+TEST(Peer, RdmaConnection) {
+  Peer p = DecodePeer(EncodeAttrs({
+      U32Attr(PTL_A_IFACE, 1),
+      U32Attr(PTL_A_NID, 0x0a000002),
+      U8Attr(PTL_A_PEER_STATE, PTL_PEER_CONNECTING),
+      U32Attr(PTL_A_PEER_FLAGS, PTL_PEER_F_ACTIVE | PTL_PEER_F_SENDS),
+      U32Attr(PTL_A_PEER_CREDITS, 31),
+      U32Attr(PTL_A_PEER_CREDITS_OWED, 2),
+      NestAttr(PTL_A_PEER_STATS, {U64Attr(PTL_STAT_TX_FRAMES, 5), U64Attr(PTL_STAT_RTS, 1)}),
+  }));
+  EXPECT_EQ(PeerText(p, true),
+            "peer 10.0.0.2 (167772162) iface 1 state connecting active sends\n"
+            "    credits 31 owed 2\n"
+            "    TX:      frames  rts\n"
+            "             5       1\n");
+  JsonWriter w;
+  PeerJson(w, p, false);
+  EXPECT_EQ(w.str(), R"({"iface":1,"nid":167772162,"state":"connecting",)"
+                     R"("flags":["active","sends"],"credits":31,"credits_owed":2})");
+  p.state = PTL_PEER_DEAD;
+  p.flags = 0;
+  EXPECT_EQ(PeerText(p, false),
+            "peer 10.0.0.2 (167772162) iface 1 state dead\n"
+            "    credits 31 owed 2\n");
+}
+
 TEST(Ni, TextAndJsonWithAHostileComm) {
   Ni n = DecodeNi(EncodeAttrs({
       U32Attr(PTL_A_IFACE, 0),
