@@ -178,7 +178,7 @@ void Client::Setup() {
   g_who = "client " + std::to_string(o_.id);
   int max_ifaces;
   Ptl("PtlInit", PtlInit(&max_ifaces));
-  Ptl("PtlNIInit", PtlNIInit(PTL_IFACE_DEFAULT, PTL_PID_ANY, nullptr, &limits_, &ni_));
+  Ptl("PtlNIInit", PtlNIInit(PTL_IFACE_LINUX0 + o_.iface, PTL_PID_ANY, nullptr, &limits_, &ni_));
   Ptl("PtlGetId", PtlGetId(ni_, &self_));
   nonce_ = Mix64(static_cast<uint64_t>(NowNs()) ^ (uint64_t{self_.pid} << 32) ^ getpid());
   Ptl("PtlEQAlloc", PtlEQAlloc(ni_, 4 * uint64_t{o_.window} + 64, PTL_EQ_HANDLER_NONE, &eq_));

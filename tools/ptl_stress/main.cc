@@ -59,6 +59,8 @@ const char kUsage[] =
     "  --id N             client id, unique per server, 0-4095 (default 0)\n"
     "Selftest:\n"
     "  --servers S        servers (pids PID, PID+1, ...), each with --clients\n"
+    "Interface:\n"
+    "  --iface N          the NIs open on Portals interface N, 0-3 (default 0)\n"
     "Output and limits:\n"
     "  --timeout-ms T     any single wait longer than T is a hang: reported,\n"
     "                     exit status 1 (default 20000)\n"
@@ -207,6 +209,8 @@ Options Parse(int argc, char** argv) {
     } else if (opt == "--ring") {
       o.ring = Number(opt, value(), 4096, uint64_t{1} << 32);
       ring_given = true;
+    } else if (opt == "--iface") {
+      o.iface = static_cast<uint32_t>(Number(opt, value(), 0, 3));
     } else if (opt == "--pid") {
       o.pid = static_cast<uint32_t>(Number(opt, value(), 0, 65534));
     } else if (opt == "--clients") {

@@ -53,6 +53,7 @@ struct Options {
   uint64_t count = 0;   // ops per client (0: --seconds decides; neither: 1000)
   double seconds = 0;   // time bound per client
   double progress = 0;  // seconds between progress lines (0: none)
+  uint32_t iface = 0;   // PtlNIInit on PTL_IFACE_LINUX0 + iface
   Mix mix;
   uint64_t ring = 0;  // receive ring bytes per client (0: automatic)
   // server

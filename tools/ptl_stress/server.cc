@@ -123,7 +123,7 @@ Peer* Server::ById(uint32_t id) {
 void Server::Setup() {
   int max_ifaces;
   Ptl("PtlInit", PtlInit(&max_ifaces));
-  int rc = PtlNIInit(PTL_IFACE_DEFAULT, o_.pid, nullptr, &limits_, &ni_);
+  int rc = PtlNIInit(PTL_IFACE_LINUX0 + o_.iface, o_.pid, nullptr, &limits_, &ni_);
   if (rc == PTL_PID_INVALID)
     Die("PtlNIInit(pid %u): PTL_PID_INVALID: the pid is taken (another server?) or reserved "
         "(below 64 needs CAP_NET_ADMIN); choose another with --pid",
