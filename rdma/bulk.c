@@ -10,10 +10,12 @@
  * WRITEs that many bytes straight from its pages into the target's, then
  * sends DONE as a SEND with invalidate of the rkey: when the target sees
  * DONE, its adapter has placed every byte and the MR no longer accepts
- * any, so the pages are unmapped and the message completed. A message the
+ * any, so the pages are unmapped and the message completed. A deposit of
+ * more than PRD_RDMA_MAX bytes (one MR's worth) goes in rounds: each DONE
+ * but the last is answered by the CTS of the next round. A message the
  * target drops gets a CTS of 0 bytes; one whose pages cannot be described
  * to the adapter (a deposit region with holes inside pages) gets a CTS
- * that says "frames", and comes as MORE frames of its slot instead.
+ * that says "frames", and its rest comes as MORE frames of its slot.
  *
  * Safety: pages are mapped and registered only while the library holds
  * the message (it holds the MD and its pins until ptl_msg_sent() or
@@ -124,6 +126,50 @@ static struct prd_slot *prd_slot_free_tx(struct prd_conn *conn)
 }
 
 /*
+ * Whether every round after the first of @msg's payload can be described
+ * to the adapter (the first is when it is mapped): a window of an iovec
+ * MD may have more pieces than a slot has entries. Not: frames.
+ */
+static bool prd_payload_fits(struct ptl_msg *msg, struct prd_slot *slot)
+{
+	u64 len = ptl_msg_len(msg), off;
+	int n;
+
+	for (off = PRD_RDMA_MAX; off < len; off += PRD_RDMA_MAX) {
+		n = ptl_msg_payload_sg(msg, off,
+				       min_t(u64, len - off, PRD_RDMA_MAX),
+				       slot->sgl, PRD_RDMA_PAGES);
+		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+		if (n <= 0)
+			return false;
+	}
+	return true;
+}
+
+/* Maps the payload bytes [@off, @off + @len) of @msg for the WRITEs. */
+static int prd_slot_map_tx(struct prd_conn *conn, struct prd_slot *slot,
+			   struct ptl_msg *msg, u64 off, u64 len)
+{
+	int n;
+
+	prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
+	n = ptl_msg_payload_sg(msg, off, len, slot->sgl, PRD_RDMA_PAGES);
+	if (n <= 0) {
+		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+		return n ?: -EINVAL;
+	}
+	slot->nents = n;
+	slot->mapped = ib_dma_map_sg(conn->id->device, slot->sgl, n,
+				     DMA_TO_DEVICE);
+	if (!slot->mapped) {
+		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+		return -ENOMEM;
+	}
+	slot->round_off = off;
+	return 0;
+}
+
+/*
  * Sends an RTS for the message at the head of txq if it is worth it and
  * its pages can be mapped; false: send it in frames. conn->lock held; a
  * send buffer and a credit are available.
@@ -134,24 +180,15 @@ bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 	struct prd_slot *slot;
 	struct prd_buf *tb;
 	struct prd_frame *f;
-	int n;
 
-	if (cb->started || !prd_rdma_min || len <= prd_rdma_min ||
-	    len > PRD_RDMA_MAX)
+	if (cb->started || !prd_rdma_min || len <= prd_rdma_min)
 		return false;
 	slot = prd_slot_free_tx(conn);
-	if (!slot)
+	if (!slot || !prd_payload_fits(cb->msg, slot) ||
+	    prd_slot_map_tx(conn, slot, cb->msg, 0,
+			    min_t(u64, len, PRD_RDMA_MAX)))
 		return false;
-	n = ptl_msg_payload_sg(cb->msg, 0, len, slot->sgl, PRD_RDMA_PAGES);
-	if (n <= 0)
-		return false;
-	slot->nents = n;
-	slot->mapped = ib_dma_map_sg(conn->id->device, slot->sgl, n,
-				     DMA_TO_DEVICE);
-	if (!slot->mapped) {
-		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
-		return false;
-	}
+	slot->round_len = 0;	/* the first CTS is for offset 0 */
 	tb = list_first_entry(&conn->tx_free, struct prd_buf, free);
 	f = tb->data;
 	prd_frame_init(conn, f, PRD_FRAME_RTS);
@@ -175,7 +212,7 @@ bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 	return true;
 }
 
-/* CTS came: WRITE the granted bytes, then DONE. conn->lock held. */
+/* CTS came: WRITE the round's bytes, then DONE. conn->lock held. */
 int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
 {
 	struct prd_slot *slot = &conn->txs[cb->cookie - 1];
@@ -183,7 +220,7 @@ int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
 					      free);
 	struct ib_sge sge[PRD_MAX_SGE];
 	struct scatterlist *sg = slot->sgl;
-	u64 left = slot->grant, done = 0;
+	u64 left = slot->round_len, done = 0;
 	struct prd_frame *f;
 	int i = 0, err;
 
@@ -213,14 +250,17 @@ int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
 	f = tb->data;
 	prd_frame_init(conn, f, PRD_FRAME_DONE);
 	f->cookie = cpu_to_be32(cb->cookie);
-	tb->msg = cb->msg;
-	tb->slot = slot;
+	/* The last round's DONE ends the message and frees the slot. */
+	tb->msg = slot->more ? NULL : cb->msg;
+	tb->slot = slot->more ? NULL : slot;
 	err = prd_post_send(conn, tb, sizeof(*f), NULL, &slot->rkey);
 	if (err)
 		return err;
-	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, 1);
+	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, !slot->more);
 	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, done);
-	list_move_tail(&cb->list, &conn->inflight);
+	cb->write = false;
+	list_move_tail(&cb->list, slot->more ? &conn->rts_wait :
+		       &conn->inflight);
 	return 0;
 }
 
@@ -251,8 +291,11 @@ int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
 {
 	u32 cookie = be32_to_cpu(f->cookie);
 	const struct prd_cts *cts = (const void *)p;
+	u64 off, bytes, msg_len;
 	struct prd_slot *slot;
 	struct prd_tx_cb *cb;
+	u32 flags;
+	int err;
 
 	if (len < sizeof(*cts) || !cookie || cookie > PRD_RDMA_SLOTS)
 		return -EPROTO;
@@ -260,22 +303,38 @@ int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
 	if (!cb)
 		return -EPROTO;
 	slot = &conn->txs[cookie - 1];
-	slot->grant = be64_to_cpu(f->payload);
-	if (slot->grant > ptl_msg_len(cb->msg))
+	msg_len = ptl_msg_len(cb->msg);
+	off = be64_to_cpu(cts->off);
+	bytes = be64_to_cpu(f->payload);
+	flags = be32_to_cpu(cts->flags);
+	/* Rounds come in order, each where the one before ended. */
+	if (off != slot->round_off + slot->round_len || off > msg_len)
 		return -EPROTO;
-	if (be32_to_cpu(cts->flags) & PRD_CTS_FRAMES) {
-		/* Its payload follows in MORE frames of this slot. */
+	if (flags & PRD_CTS_FRAMES) {
+		/* The rest follows in MORE frames of this slot. */
 		prd_stat_add(conn->pif, PRD_ST_RDMA_FALLBACKS, 1);
 		prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
+		cb->off = off;
 		list_move_tail(&cb->list, &conn->txq);
 		return 0;
 	}
-	if (!slot->grant) {
+	if (bytes > PRD_RDMA_MAX || bytes > msg_len - off ||
+	    ((flags & PRD_CTS_MORE) && (!bytes || off + bytes == msg_len)))
+		return -EPROTO;
+	if (!bytes) {
 		list_del(&cb->list);
 		prd_tx_slot_done(conn, slot);
 		*ended = cb->msg;
 		return 0;
 	}
+	if (off != slot->round_off) {
+		/* A later round: the last one's WRITEs preceded its DONE. */
+		err = prd_slot_map_tx(conn, slot, cb->msg, off, bytes);
+		if (err)
+			return err;
+	}
+	slot->round_len = bytes;
+	slot->more = flags & PRD_CTS_MORE;
 	slot->raddr = be64_to_cpu(cts->addr);
 	slot->rkey = be32_to_cpu(cts->rkey);
 	cb->write = true;
@@ -309,15 +368,17 @@ static void prd_slot_new_key(struct prd_conn *conn, struct prd_slot *slot)
 		ib_update_fast_reg_key(mr, mr->lkey & 0xff);
 }
 
-/* Maps and registers the deposit region; false: have it sent in frames. */
-static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot,
-			      u64 deposit)
+/*
+ * Maps and registers the deposit pages of the slot's round; false: have
+ * the rest sent in frames.
+ */
+static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot)
 {
 	struct ib_device *dev = conn->id->device;
 	int n;
 
-	n = ptl_msg_deposit_sg(slot->rx.msg, 0, deposit, slot->sgl,
-			       PRD_RDMA_PAGES);
+	n = ptl_msg_deposit_sg(slot->rx.msg, slot->round_off, slot->round_len,
+			       slot->sgl, PRD_RDMA_PAGES);
 	if (n <= 0)
 		return false;
 	slot->nents = n;
@@ -355,6 +416,17 @@ static struct ib_send_wr *prd_slot_reg_wrs(struct prd_conn *conn,
 	return conn->replays_local_ops ? &slot->inv : &slot->reg.wr;
 }
 
+/* The next CTS of target slot @slot, for its round. */
+static void prd_slot_queue_cts(struct prd_conn *conn, struct prd_slot *slot)
+{
+	if (!slot->grant || slot->frames)
+		slot->round_len = 0;
+	slot->cts_ready = true;
+	spin_lock_bh(&conn->lock);
+	list_add_tail(&slot->ctl, &conn->ctlq);
+	spin_unlock_bh(&conn->lock);
+}
+
 /*
  * An RTS into target slot @cookie: match it, then queue the CTS. Returns
  * a response if the message ended at once (nothing to take).
@@ -382,20 +454,18 @@ int prd_rx_rts(struct prd_conn *conn, const struct prd_frame *f,
 		.busy = true,
 	};
 	slot->grant = msg ? min(plan.deposit, slot->rx.payload) : 0;
+	slot->round_off = 0;
+	slot->round_len = min_t(u64, slot->grant, PRD_RDMA_MAX);
 	slot->frames = false;
 	if (!slot->grant) {
 		/* Nothing to write: it ends now, the CTS says so. */
 		slot->rx.msg = NULL;
 		if (msg)
 			*resp = ptl_rx_done(msg, PTL_NI_OK);
-	} else if (!prd_slot_register(conn, slot, slot->grant)) {
+	} else if (!prd_slot_register(conn, slot)) {
 		slot->frames = true;
-		slot->grant = slot->rx.payload;
 	}
-	slot->cts_ready = true;
-	spin_lock_bh(&conn->lock);
-	list_add_tail(&slot->ctl, &conn->ctlq);
-	spin_unlock_bh(&conn->lock);
+	prd_slot_queue_cts(conn, slot);
 	return 0;
 }
 
@@ -409,14 +479,17 @@ int prd_post_cts(struct prd_conn *conn, struct prd_slot *slot)
 
 	prd_frame_init(conn, f, PRD_FRAME_CTS);
 	f->cookie = cpu_to_be32(slot - conn->rxs + 1);
-	f->payload = cpu_to_be64(slot->grant);
+	f->payload = cpu_to_be64(slot->round_len);
 	f->len = cpu_to_be32(sizeof(*cts));
 	memset(cts, 0, sizeof(*cts));
+	cts->off = cpu_to_be64(slot->round_off);
 	if (slot->frames) {
 		cts->flags = cpu_to_be32(PRD_CTS_FRAMES);
 	} else if (slot->grant) {
 		cts->addr = cpu_to_be64(slot->mr->iova);
 		cts->rkey = cpu_to_be32(slot->mr->rkey);
+		if (slot->round_off + slot->round_len < slot->grant)
+			cts->flags = cpu_to_be32(PRD_CTS_MORE);
 	}
 	tb->msg = NULL;
 	tb->slot = NULL;
@@ -456,7 +529,10 @@ void prd_slot_rx_check(struct prd_conn *conn, u32 cookie)
 		slot->busy = false;
 }
 
-/* DONE: every byte is in place and the rkey is invalidated. */
+/*
+ * DONE: every byte of the round is in place and the rkey is invalidated.
+ * The next round's CTS, or the end of the message.
+ */
 int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
 		      const struct ib_wc *wc, struct ptl_msg **resp)
 {
@@ -472,11 +548,22 @@ int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
 	    wc->ex.invalidate_rkey != slot->mr->rkey)
 		return -EPROTO;
 	prd_slot_unmap(conn, slot, DMA_FROM_DEVICE);
+	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, slot->round_len);
+	slot->round_off += slot->round_len;
+	if (slot->round_off < slot->grant) {
+		slot->round_len = min_t(u64, slot->grant - slot->round_off,
+					PRD_RDMA_MAX);
+		if (!prd_slot_register(conn, slot)) {
+			slot->frames = true;
+			slot->rx.off = slot->round_off;
+		}
+		prd_slot_queue_cts(conn, slot);
+		return 0;
+	}
 	msg = slot->rx.msg;
 	slot->rx.msg = NULL;
 	slot->busy = false;
 	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, 1);
-	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, slot->grant);
 	*resp = ptl_rx_done(msg, PTL_NI_OK);
 	return 0;
 }

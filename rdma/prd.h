@@ -35,7 +35,7 @@
 #include <ptl/transport.h>
 
 #define PRD_MAGIC		0x5052	/* "PR" */
-#define PRD_VERSION		1
+#define PRD_VERSION		2	/* 2: CTS with off, rounds */
 
 /* Frame types (first byte after the magic). */
 enum prd_frame_type {
@@ -47,14 +47,19 @@ enum prd_frame_type {
 	PRD_FRAME_DONE = 6,	/* written (SEND with invalidate of the rkey) */
 };
 
-/* After the frame header of a CTS. */
+/*
+ * After the frame header of a CTS: where to write the round of the
+ * payload that starts at @off (the frame's payload field: its bytes).
+ */
 struct prd_cts {
 	__be64 addr;		/* of the target's MR */
 	__be32 rkey;
-	__be32 flags;		/* PRD_CTS_FRAMES: send MORE frames instead */
+	__be32 flags;		/* PRD_CTS_* */
+	__be64 off;		/* of the round in the payload */
 };
 
-#define PRD_CTS_FRAMES		1
+#define PRD_CTS_FRAMES		1	/* send the rest in MORE frames */
+#define PRD_CTS_MORE		2	/* another CTS follows this round's DONE */
 
 /* Every frame starts with this (big endian on the wire). */
 struct prd_frame {
@@ -93,7 +98,7 @@ struct prd_conn;
 
 /* Large messages by RDMA WRITE: slots per connection and direction. */
 #define PRD_RDMA_SLOTS		8
-#define PRD_RDMA_MAX		(1U << 20)	/* larger ones go in frames */
+#define PRD_RDMA_MAX		(1U << 20)	/* bytes per round (one MR) */
 #define PRD_RDMA_PAGES		(PRD_RDMA_MAX / PAGE_SIZE + 1)
 #define PRD_MAX_SGE		16
 
@@ -105,13 +110,16 @@ struct prd_rx_state {
 };
 
 /*
- * One large message on its way. Initiator: its payload's pages, mapped
- * from the RTS until the DONE completes. Target: the deposit region's
- * pages, mapped and registered in @mr from the RTS until the DONE
- * arrives (the DONE invalidates @mr's rkey), or received in frames.
- * Slot i of the initiator is slot i of the target: the initiator reuses
- * it only after its DONE completed, and the target frees it on the DONE,
- * which RC delivers before any later RTS.
+ * One large message on its way, in rounds of at most PRD_RDMA_MAX bytes
+ * (one CTS, its WRITEs and a DONE each). Initiator: the pages of the
+ * round's payload, mapped from its CTS (the first round's from the RTS)
+ * until the round's DONE is posted (the next round's) or completes (the
+ * last). Target: the round's deposit pages, mapped and registered in @mr
+ * from its CTS until its DONE arrives (the DONE invalidates @mr's rkey),
+ * or the rest received in frames. Slot i of the initiator is slot i of
+ * the target: the initiator reuses it only after its last DONE
+ * completed, and the target frees it on that DONE, which RC delivers
+ * before any later RTS.
  */
 struct prd_slot {
 	struct scatterlist sgl[PRD_RDMA_PAGES];
@@ -126,7 +134,10 @@ struct prd_slot {
 	struct ib_mr *mr;	/* target */
 	struct ib_reg_wr reg;	/* target */
 	struct ib_send_wr inv;	/* target: LOCAL_INV before reg (replay) */
-	u64 grant;		/* CTS: bytes to write */
+	u64 grant;		/* target: bytes it takes in all */
+	u64 round_off;		/* the round: offset in the payload, */
+	u64 round_len;		/* and bytes (initiator: mapped) */
+	bool more;		/* initiator: another round follows */
 	u64 raddr;		/* initiator: from the CTS */
 	u32 rkey;
 };
