@@ -1,5 +1,7 @@
 # shellcheck shell=bash
-# Soft-RoCE for the guests' RDMA tests and benchmarks; sourced, not run.
+# Soft-RoCE for the guests' RDMA tests and benchmarks, and the helpers of
+# the two-guest RDMA tests (barrier, nid_of, rdma_res, portals_clean);
+# sourced, not run.
 #
 # rdma_rxe_up NETDEV [RXEDEV]: loads Soft-RoCE and the RDMA connection
 # manager and creates RXEDEV (default rxe0) over NETDEV, then waits until
@@ -29,4 +31,83 @@ rdma_rxe_up() {
 # rdma_rxe_down [RXEDEV]: removes the Soft-RoCE device (device removal).
 rdma_rxe_down() {
 	rdma link delete "${1:-rxe0}"
+}
+
+# barrier NAME: returns when both nodes have reached it (120 s at most),
+# over TCP on eth0: node 1 listens, node 0 knocks until node 1 answers
+# with the same name (not that of a barrier before).
+barrier() {
+	timeout 130 python3 - "$NODE" "$PEER_IP" "$1" <<'EOF' ||
+import socket, sys, time
+node, peer, name = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+deadline = time.time() + 120
+if node == "1":
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("", 9917))
+    s.listen(4)
+    while True:
+        c, _ = s.accept()
+        c.settimeout(5)
+        try:
+            got = c.recv(64).strip()
+            c.sendall(name + b"\n")
+        except OSError:
+            got = b""
+        c.close()
+        if got == name:
+            sys.exit(0)
+while time.time() < deadline:
+    try:
+        c = socket.create_connection((peer, 9917), timeout=2)
+        c.settimeout(5)
+        c.sendall(name + b"\n")
+        got = c.recv(64).strip()
+        c.close()
+        if got == name:
+            sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.3)
+sys.exit(1)
+EOF
+		echo "# barrier $1 failed on node $NODE"
+}
+
+nid_of() {	# nid_of A.B.C.D
+	local IFS=.
+	# shellcheck disable=SC2086
+	set -- $1
+	echo $((($1 << 24) | ($2 << 16) | ($3 << 8) | $4))
+}
+
+# What rxe0 holds (PDs, CQs, QPs, cm_ids, MRs), without its name.
+rdma_res() {
+	rdma resource show rxe0 2>/dev/null | sed 's/^[0-9]*: rxe0: //'
+}
+
+# The gauges of /sys/class/misc/portals (the other files there count
+# events since loading): all 0 once no process holds Portals objects.
+portals_gauges="pinned_pages mds nis eqs core_objects open_files pincache_cached_pages"
+
+# portals_clean WHAT: every gauge back to 0 within 30 s (a transport that
+# still holds messages of a dead peer holds their NI, MDs and pins until
+# the QP's retries run out). Reports with the caller's report().
+portals_clean() {
+	local c v i leaks
+
+	for ((i = 0; i < 30; i++)); do
+		leaks=0
+		for c in $portals_gauges; do
+			v=$(cat "/sys/class/misc/portals/$c")
+			[ "$v" = 0 ] || leaks=1
+		done
+		[ $leaks = 0 ] && break
+		sleep 1
+	done
+	for c in $portals_gauges; do
+		v=$(cat "/sys/class/misc/portals/$c")
+		[ "$v" = 0 ] || echo "# $c is $v"
+	done
+	report $leaks "node $NODE: $1: nothing left behind within ${i} s (pinned pages, MDs, NIs, EQs, objects)"
 }

@@ -36,47 +36,6 @@ failures=0
 # shellcheck source-path=SCRIPTDIR source=rdma_lib.sh
 . "$top/selftests/rdma_lib.sh"
 
-# barrier NAME: returns when both nodes have reached it (120 s at most),
-# over TCP on eth0: node 1 listens, node 0 knocks until node 1 answers
-# with the same name (not that of a barrier before).
-barrier() {
-	timeout 130 python3 - "$NODE" "$PEER_IP" "$1" <<'EOF' ||
-import socket, sys, time
-node, peer, name = sys.argv[1], sys.argv[2], sys.argv[3].encode()
-deadline = time.time() + 120
-if node == "1":
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("", 9917))
-    s.listen(4)
-    while True:
-        c, _ = s.accept()
-        c.settimeout(5)
-        try:
-            got = c.recv(64).strip()
-            c.sendall(name + b"\n")
-        except OSError:
-            got = b""
-        c.close()
-        if got == name:
-            sys.exit(0)
-while time.time() < deadline:
-    try:
-        c = socket.create_connection((peer, 9917), timeout=2)
-        c.settimeout(5)
-        c.sendall(name + b"\n")
-        got = c.recv(64).strip()
-        c.close()
-        if got == name:
-            sys.exit(0)
-    except OSError:
-        pass
-    time.sleep(0.3)
-sys.exit(1)
-EOF
-		echo "# barrier $1 failed on node $NODE"
-}
-
 report() {	# report STATUS DESCRIPTION
 	if [ "$1" -eq 0 ]; then
 		echo "ok - $2"
@@ -84,39 +43,6 @@ report() {	# report STATUS DESCRIPTION
 		echo "not ok - $2"
 		failures=$((failures + 1))
 	fi
-}
-
-nid_of() {	# nid_of A.B.C.D
-	local IFS=.
-	# shellcheck disable=SC2086
-	set -- $1
-	echo $((($1 << 24) | ($2 << 16) | ($3 << 8) | $4))
-}
-
-# What rxe0 holds (PDs, CQs, QPs, cm_ids, MRs), without its name.
-rdma_res() {
-	rdma resource show rxe0 2>/dev/null | sed 's/^[0-9]*: rxe0: //'
-}
-
-# Within 30 s: a transport that still holds messages of a dead peer holds
-# their NI, MDs and pins until the QP's retries run out.
-portals_clean() {	# portals_clean WHAT
-	local c v i leaks
-
-	for ((i = 0; i < 30; i++)); do
-		leaks=0
-		for c in pinned_pages mds nis eqs core_objects open_files; do
-			v=$(cat /sys/class/misc/portals/$c)
-			[ "$v" = 0 ] || leaks=1
-		done
-		[ $leaks = 0 ] && break
-		sleep 1
-	done
-	for c in pinned_pages mds nis eqs core_objects open_files; do
-		v=$(cat /sys/class/misc/portals/$c)
-		[ "$v" = 0 ] || echo "# $c is $v"
-	done
-	report $leaks "node $NODE: $1: nothing left behind within ${i} s (pinned pages, MDs, NIs, EQs, objects)"
 }
 
 # PTL_RDMA_MIN: ptl_rdma's rdma_min, payloads above it go by RDMA WRITE
