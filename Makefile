@@ -3,6 +3,7 @@
 #   make           build the kernel modules (kbuild) and user space (CMake)
 #   make check     install what is missing, build, run every test
 #   make check-debug   only the kselftests on the debug kernel (KASAN, ...)
+#   make check-kernels only the kselftests on Debian's 6.12 and 6.12-rt kernels
 #   make demo      install what is missing, build, run the demo in guests
 #   make soak      100,000 messages between two nodes under netem faults
 #   make lint      checkpatch on kernel code, clang-format on C++, the man pages,
@@ -32,7 +33,7 @@ SELFTEST_CFLAGS := -O2 -g -Wall -Werror -pthread -isystem $(KSRC_DIR) \
 	-I$(TOP)/uapi -I$(TOP)/ulib/include
 
 .PHONY: all modules user selftests deps check demo lint clean
-.PHONY: debug-kernel debug-modules check-debug
+.PHONY: debug-kernel debug-modules check-debug check-kernels
 
 all: modules user selftests
 
@@ -93,6 +94,12 @@ debug-modules:
 check-debug: deps
 	$(MAKE) all PTL_PATTERN_INIT=1
 	$(TOP)/tools/run-checks debug
+
+# Only the kernels phase: the modules built for Debian's 6.12 and 6.12-rt
+# in $(BUILD)/modules-KVER (tools/vm/mkmodules), the kselftests on each.
+check-kernels: deps
+	$(MAKE) user selftests
+	$(TOP)/tools/run-checks kernels
 
 demo: deps
 	$(MAKE) all
