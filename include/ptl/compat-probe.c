@@ -35,7 +35,7 @@ static inline struct nlattr **ptl_probe(const struct genl_dumpit_info *info)
 }
 
 #elif defined(PTL_PROBE_IO_URING_SQE_CMD)
-/* 6.6, "io_uring: Pass whole sqe to commands": ioucmd->sqe, not ->cmd. */
+/* 6.5, "io_uring: Pass whole sqe to commands": ioucmd->sqe, not ->cmd. */
 #include <linux/io_uring.h>
 #ifdef HAVE_IO_URING_CMD_H
 #include <linux/io_uring/cmd.h>

@@ -62,7 +62,7 @@ static inline struct nlattr **ptl_genl_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
-/* A uring_cmd's command area in the SQE: ioucmd->sqe since 6.6. */
+/* A uring_cmd's command area in the SQE: ioucmd->sqe since 6.5. */
 static inline const void *ptl_uring_cmd_area(const struct io_uring_cmd *ioucmd)
 {
 #ifdef HAVE_IO_URING_SQE_CMD
