@@ -333,13 +333,17 @@ static int prd_conn_event(struct prd_conn *conn, struct rdma_cm_event *ev)
 	return 0;
 }
 
-/* Undoes a connection refused before anyone else could see it. */
+/*
+ * Undoes a connection refused before it was up; a message queued on it
+ * meanwhile (an accepted one is in the peers already) fails.
+ */
 static void prd_conn_abort(struct prd_conn *conn)
 {
 	spin_lock_bh(&conn->lock);
 	conn->state = PRD_CONN_DEAD;	/* completion handlers: kill no-op */
 	spin_unlock_bh(&conn->lock);
 	prd_conn_free_res(conn);
+	prd_fail_msgs(conn);
 	conn->id = NULL;
 	prd_conn_unlist(conn);
 	prd_conn_put(conn);
@@ -354,6 +358,7 @@ static int prd_cm_request(struct prd_iface *pif, struct rdma_cm_id *id,
 	struct rdma_conn_param param;
 	struct prd_conn_data mine;
 	struct prd_conn *conn;
+	bool kept;
 	int err;
 
 	err = prd_conn_data_check(&ev->param.conn, &credits, &frame_size);
@@ -371,18 +376,24 @@ static int prd_cm_request(struct prd_iface *pif, struct rdma_cm_id *id,
 	if (err)
 		goto err_abort;
 	prd_conn_data_init(conn, &mine, &param);
-	err = rdma_accept(id, &param);
-	if (err)
-		goto err_abort;
-	id->context = conn;
 	/*
 	 * Requests to the peer go this way unless a connection is there
 	 * already (-EBUSY: both connected at once); this one then carries
-	 * the peer's requests and our responses only.
+	 * the peer's requests and our responses only. Before the accept: the
+	 * answers to the peer's first messages must find it, not open a
+	 * second connection.
 	 */
 	err = xa_insert(&pif->peers, conn->nid, conn, GFP_KERNEL);
+	kept = !err;
 	if (err && err != -EBUSY)
 		pr_debug("nid %u: not kept for sends (%d)\n", conn->nid, err);
+	err = rdma_accept(id, &param);
+	if (err) {
+		if (kept)
+			xa_cmpxchg(&pif->peers, conn->nid, conn, NULL, 0);
+		goto err_abort;
+	}
+	id->context = conn;
 	queue_delayed_work(prd_wq, &conn->timer,
 			   msecs_to_jiffies(prd_connect_timeout_ms));
 	return 0;
