@@ -445,8 +445,6 @@ int prd_rx_rts(struct prd_conn *conn, const struct prd_frame *f,
 	if (slot->busy)
 		return -EPROTO;
 	msg = prd_rx_match(conn, p, &plan);
-	if (IS_ERR(msg))
-		return PTR_ERR(msg);
 	slot->busy = true;
 	slot->rx = (struct prd_rx_state) {
 		.msg = msg,

@@ -412,7 +412,7 @@ static int prd_rx_payload(struct prd_rx_state *rs, const u8 *p, u32 len,
 	return 0;
 }
 
-/* Matches the wire header at @hdr: the message, NULL, or an error. */
+/* Matches the wire header at @hdr: the message, or NULL to drop it. */
 struct ptl_msg *prd_rx_match(struct prd_conn *conn, const u8 *hdr,
 			     struct ptl_rx_plan *plan)
 {
@@ -420,12 +420,16 @@ struct ptl_msg *prd_rx_match(struct prd_conn *conn, const u8 *hdr,
 					   PTL_WIRE_HDR_LEN, plan);
 
 	/*
-	 * The peer's adapter has acknowledged the frame already: there is
-	 * no asking for it again. Rare (an atomic allocation failed); the
-	 * connection fails and so do the operations on it.
+	 * No memory for the message (an atomic allocation failed). The
+	 * peer's adapter has acknowledged the frame already, so there is no
+	 * asking for it again: Portals drops it, as it drops a message that
+	 * matches nothing, and the connection with the other messages on it
+	 * goes on. Its payload is discarded (an RTS gets a CTS of 0 bytes).
 	 */
-	if (IS_ERR(msg))
+	if (IS_ERR(msg)) {
 		prd_stat_add(conn->pif, PRD_ST_NO_BUFFER, 1);
+		return NULL;
+	}
 	return msg;
 }
 
@@ -438,8 +442,6 @@ static int prd_rx_first(struct prd_conn *conn, const struct prd_frame *f,
 	if (conn->in.busy || len < PTL_WIRE_HDR_LEN)
 		return -EPROTO;
 	msg = prd_rx_match(conn, p, &plan);
-	if (IS_ERR(msg))
-		return PTR_ERR(msg);
 	conn->in = (struct prd_rx_state) {
 		.msg = msg,
 		.payload = be64_to_cpu(f->payload),
