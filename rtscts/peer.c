@@ -67,6 +67,7 @@ void rtscts_peer_new_stream(struct rtscts_peer *peer)
 	peer->cwnd_acc = 0;
 	peer->backoff = 0;
 	peer->in_recovery = false;
+	peer->rto_recovery = false;
 }
 
 static struct rtscts_peer *rtscts_peer_alloc(struct rtscts_if *rif, u32 nid,

@@ -29,10 +29,15 @@
  * found by a tail loss probe (RFC 8985): when nothing has been
  * acknowledged for two smoothed RTTs, the newest frame goes again with
  * ACK_REQ, and the answer's SACK bits show the holes; only if that too
- * stays unanswered does the retransmission timeout collapse the window. The timeout
- * adapts (RFC 6298 smoothed RTT and variance, Karn's rule: no sample from
- * a resent frame) within [min_rto_ms, max_rto_ms] and doubles on each
- * timeout.
+ * stays unanswered does the retransmission timeout collapse the window.
+ * After a timeout every frame in flight not sacked is taken as lost and
+ * goes again from the oldest, as fast as the acks reopen cwnd (slow
+ * start), each asking for an ACK, until the frames that were in flight
+ * at the timeout are acknowledged. The timeout adapts (RFC 6298 smoothed
+ * RTT and variance, Karn's rule: no sample from a resent frame, nor from
+ * an ack that covers one, since the frames behind a resend waited in the
+ * peer's buffer for it) within [min_rto_ms, max_rto_ms] and doubles on
+ * each timeout.
  *
  * SACK bits are advice for choosing what to resend, never proof of
  * delivery: a receiver may drop what it buffered ahead (memory pressure,
@@ -222,7 +227,11 @@ static struct sk_buff *rtscts_rebuild(struct rtscts_peer *peer,
 /* Halves cwnd once per episode of loss (until snd_una passes its end). */
 static void rtscts_enter_recovery(struct rtscts_peer *peer)
 {
-	if (peer->in_recovery)
+	/*
+	 * Not after a timeout: cwnd is at its floor already, and halving
+	 * it again would freeze it there until the whole window is acked.
+	 */
+	if (peer->in_recovery || peer->rto_recovery)
 		return;
 	peer->in_recovery = true;
 	peer->recovery_end = peer->snd_nxt;
@@ -266,6 +275,43 @@ static void rtscts_sack_recover(struct rtscts_peer *peer,
 	}
 }
 
+/*
+ * After a timeout, every frame in flight that the peer has not sacked is
+ * taken as lost (RFC 6675's loss recovery): they go again from the
+ * oldest, as many as cwnd allows counting the resends still out (pipe).
+ * Without this only the timeout resent them, cwnd frames per RTO, since
+ * the lost frames keep ninflight above cwnd and rtscts_push sends
+ * nothing: after a burst of loss recovery crawled at a few frames a
+ * second on a quiet link. Each resend asks for an ACK (ACK_REQ), or the
+ * peer, taking it in order, would wait for RTSCTS_ACK_EVERY frames and
+ * the next step would cost another timeout.
+ */
+static void rtscts_resend_lost(struct rtscts_peer *peer,
+			       struct sk_buff_head *xq)
+{
+	u64 now = ktime_get_ns(), rto = rtscts_rto_ns(peer);
+	struct rtscts_txf *txf;
+	struct sk_buff *skb;
+	u32 pipe = 0;
+
+	list_for_each_entry(txf, &peer->inflight, node)
+		if (!txf->sacked && txf->retransmitted &&
+		    now - txf->sent_ns < rto)
+			pipe++;
+	list_for_each_entry(txf, &peer->inflight, node) {
+		if (pipe >= peer->cwnd)
+			break;
+		if (txf->sacked ||
+		    (txf->retransmitted && now - txf->sent_ns < rto))
+			continue;
+		txf->last = true;	/* ACK_REQ */
+		skb = rtscts_rebuild(peer, txf);
+		if (skb)
+			__skb_queue_tail(xq, skb);
+		pipe++;
+	}
+}
+
 /* Marks what the SACK bits say arrived. */
 static void rtscts_mark_sacked(struct rtscts_peer *peer, u32 ack, u64 sack)
 {
@@ -289,6 +335,7 @@ void rtscts_on_ack(struct rtscts_peer *peer, const struct rtscts_frame *f,
 		   struct sk_buff_head *xq)
 {
 	struct rtscts_txf *txf, *tmp;
+	bool resent = false;
 	u64 newest_ns = 0;
 	u32 acked = 0;
 
@@ -305,7 +352,9 @@ void rtscts_on_ack(struct rtscts_peer *peer, const struct rtscts_frame *f,
 		list_del(&txf->node);
 		peer->ninflight--;
 		acked++;
-		if (!txf->retransmitted)
+		if (txf->retransmitted)
+			resent = true;
+		else
 			newest_ns = txf->sent_ns;
 		rtscts_frame_acked(peer, txf);
 		rtscts_txf_free(txf);
@@ -315,11 +364,22 @@ void rtscts_on_ack(struct rtscts_peer *peer, const struct rtscts_frame *f,
 		peer->last_progress = jiffies;
 		peer->backoff = 0;
 		peer->probed = false;
-		if (newest_ns)
+		/*
+		 * Karn's rule, for the whole ack: when it covers a resent
+		 * frame, the frames after it were held in the peer's ooo
+		 * buffer until the resend filled the gap, so their age
+		 * measures our recovery, not the path. Such a sample (seconds
+		 * after a burst loss) would pin the RTO at max_rto_ms and the
+		 * tail loss probe at two of those, and recovery would crawl
+		 * at a frame or two a second on an idle link.
+		 */
+		if (newest_ns && !resent)
 			rtscts_rtt_sample(peer, newest_ns);
-		if (peer->in_recovery &&
-		    !rtscts_seq_before(peer->snd_una, peer->recovery_end))
+		if ((peer->in_recovery || peer->rto_recovery) &&
+		    !rtscts_seq_before(peer->snd_una, peer->recovery_end)) {
 			peer->in_recovery = false;
+			peer->rto_recovery = false;
+		}
 		if (!peer->in_recovery)
 			rtscts_cwnd_grow(peer, acked);
 		rtscts_timer_arm(peer);
@@ -328,6 +388,8 @@ void rtscts_on_ack(struct rtscts_peer *peer, const struct rtscts_frame *f,
 		rtscts_mark_sacked(peer, f->ack, f->sack);
 		rtscts_sack_recover(peer, xq);
 	}
+	if (peer->rto_recovery && (acked || f->sack))
+		rtscts_resend_lost(peer, xq);
 }
 
 /* ---- sending ---- */
@@ -406,6 +468,9 @@ void rtscts_retransmit_oldest(struct rtscts_peer *peer,
 	peer->ssthresh = max_t(u32, peer->cwnd / 2, RTSCTS_MIN_CWND);
 	peer->cwnd = RTSCTS_MIN_CWND;
 	peer->in_recovery = false;
+	/* The acks of these resends send the rest (rtscts_resend_lost). */
+	peer->rto_recovery = true;
+	peer->recovery_end = peer->snd_nxt;
 	if (peer->backoff < 16)
 		peer->backoff++;
 	list_for_each_entry(txf, &peer->inflight, node) {
@@ -415,6 +480,7 @@ void rtscts_retransmit_oldest(struct rtscts_peer *peer,
 		}
 		if (sent++ >= peer->cwnd)
 			continue;
+		txf->last = true;	/* ACK_REQ: see rtscts_resend_lost */
 		skb = rtscts_rebuild(peer, txf);
 		if (skb)
 			__skb_queue_tail(xq, skb);

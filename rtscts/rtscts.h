@@ -118,6 +118,7 @@ struct rtscts_peer {
 	u32 srtt_us, rttvar_us, rto_us;
 	u8 backoff;
 	bool in_recovery;		/* cwnd halved until recovery_end */
+	bool rto_recovery;		/* resending after a timeout, ditto */
 	bool probed;			/* a tail loss probe is out */
 	u32 recovery_end;
 	u32 next_msg_id;

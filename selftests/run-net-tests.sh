@@ -18,7 +18,9 @@
 #     delivered once, in order and intact, on a clean link and then
 #     under netem loss 5% + reordering 5% + duplication 1% + corruption
 #     0.1% (NET_MESSAGES in all, default 20,000);
-#  4. the counters are back where they were and both modules unload.
+#  4. the counters are back where they were and both modules unload;
+#  5. recovery from a burst of loss (rtscts_burst_loss_test.sh: 50% for
+#     3 s, then a clean link; done within 4 s of the loss ending).
 # Environment: NET_MESSAGES, NET_PAIRS (4), NET_MTU (9000),
 # NET_ONLY_TRAFFIC=1 (only part 3: make soak), NET_STRESS_REPORT=1
 # (ptl_stress prints its reports; make soak sums them).
@@ -29,12 +31,8 @@ set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=tap.sh
 . "$top/selftests/tap.sh"
-build=${BUILD:-$top/build}
-moddir=${PTL_MODULE_DIR:-$top}
-ip=/sbin/ip
-tc=/sbin/tc
-ptlctl=$build/tools/ptlctl/ptlctl
-stress=$build/tools/ptl_stress/ptl_stress
+# shellcheck source-path=SCRIPTDIR source=netns_lib.sh
+. "$top/selftests/netns_lib.sh"
 messages=${NET_MESSAGES:-20000}
 pairs=${NET_PAIRS:-4}
 stress_mtu=${NET_MTU:-9000}
@@ -44,25 +42,7 @@ stress_report=--quiet
 [ "${NET_STRESS_REPORT:-0}" = 1 ] && stress_report=
 peer_timeout_ms=2000
 
-nid_a=$(((10 << 24) | 1))
-nid_b=$(((10 << 24) | 2))
-
-setup() {
-	modprobe -a veth sch_netem sch_ingress cls_u32 act_gact || return 1
-	insmod "$moddir/ptl.ko" nid=7 || return 1
-	insmod "$moddir/ptl_rtscts.ko" peer_timeout_ms=$peer_timeout_ms ||
-		return 1
-	$ip netns add b &&
-		$ip link add va type veth peer name vb &&
-		$ip link set vb netns b &&
-		$ip addr add 10.0.0.1/24 dev va && $ip link set va up &&
-		$ip -n b addr add 10.0.0.2/24 dev vb &&
-		$ip -n b link set vb up && $ip -n b link set lo up || return 1
-	"$ptlctl" iface bind 0 dev va &&
-		$ip netns exec b "$ptlctl" iface bind 0 dev vb
-}
-
-setup
+netns_setup peer_timeout_ms=$peer_timeout_ms
 report $? "two nodes: ptl.ko and ptl_rtscts.ko loaded, interface 0 of each bound to its veth end"
 counters="pinned_pages mds nis eqs core_objects open_files"
 declare -A before
@@ -145,5 +125,12 @@ report $? "both interfaces unbind"
 $ip netns del b
 rmmod ptl_rtscts && rmmod ptl
 report $? "ptl_rtscts and ptl unload"
+
+# 5. Burst loss, then a quiet link: recovery must be quick (its own nodes).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_burst_loss_test.sh"
+	"$top/selftests/rtscts_burst_loss_test.sh" ||
+		failures=$((failures + 1))
+fi
 
 exit $((failures > 0))
