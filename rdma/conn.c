@@ -26,6 +26,8 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
+#include <linux/portals_netlink.h>
+
 #include "prd.h"
 
 /* Local ACK timeout of the QPs: 4.096 us << 16 = 268 ms, 6 retries. */
@@ -205,6 +207,7 @@ static void prd_conn_teardown(struct work_struct *work)
 	struct prd_conn *conn = container_of(work, struct prd_conn,
 					     kill_work);
 	struct prd_iface *pif = conn->pif;
+	unsigned int failed;
 
 	xa_cmpxchg(&pif->peers, conn->nid, conn, NULL, 0);
 	cancel_delayed_work_sync(&conn->timer);
@@ -214,7 +217,11 @@ static void prd_conn_teardown(struct work_struct *work)
 	if (conn->id)
 		rdma_destroy_id(conn->id);
 	conn->id = NULL;
-	prd_fail_msgs(conn);
+	failed = prd_fail_msgs(conn);
+	/* Lost, not let go of: an unbind is no news about the peer. */
+	if (conn->was_up && !READ_ONCE(pif->closing))
+		ptl_binding_peer_event(pif->b, conn->nid,
+				       PTL_EVENT_PEER_UNREACHABLE, 0, failed);
 	prd_conn_unlist(conn);
 	prd_conn_put(conn);
 }
@@ -277,11 +284,16 @@ static void prd_conn_up(struct prd_conn *conn, struct rdma_cm_event *ev)
 			conn->frame_size = frame_size;
 		}
 		conn->state = PRD_CONN_UP;
+		conn->was_up = true;
 		prd_stat_add(conn->pif, PRD_ST_CONNS, 1);
 		__prd_kick(conn);
 	}
 	spin_unlock_bh(&conn->lock);
 	cancel_delayed_work(&conn->timer);
+	/* As rtscts does: ptlctl monitor sees peers come and go. */
+	if (conn->was_up)
+		ptl_binding_peer_event(conn->pif->b, conn->nid,
+				       PTL_EVENT_PEER_UP, 0, 0);
 }
 
 static int prd_conn_route_resolved(struct prd_conn *conn)

@@ -332,10 +332,11 @@ int prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg)
 	return err;
 }
 
-/* Teardown, once the CQ is freed: whatever is left fails. */
-void prd_fail_msgs(struct prd_conn *conn)
+/* Teardown, once the CQ is freed: whatever is left fails; how many. */
+unsigned int prd_fail_msgs(struct prd_conn *conn)
 {
 	struct prd_tx_cb *cb, *tmp;
+	unsigned int n = 0;
 	LIST_HEAD(failed);
 
 	spin_lock_bh(&conn->lock);
@@ -346,11 +347,14 @@ void prd_fail_msgs(struct prd_conn *conn)
 	list_for_each_entry_safe(cb, tmp, &failed, list) {
 		list_del(&cb->list);
 		ptl_msg_sent(cb->msg, PTL_NI_FAIL);
+		n++;
 	}
 	if (conn->in.msg) {
 		ptl_rx_done(conn->in.msg, PTL_NI_FAIL);
 		conn->in.msg = NULL;
+		n++;
 	}
+	return n;
 }
 
 /* A completion in error: the connection is over. */

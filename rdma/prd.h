@@ -166,6 +166,7 @@ struct prd_conn {
 	struct rdma_cm_id *id;
 	u32 nid;		/* the peer's */
 	bool active;		/* we connected, rather than accepted */
+	bool was_up;		/* established once: its end is news */
 	int last_event;		/* rdma_cm's, for the connect timeout's log */
 	struct list_head node;	/* on pif->conns */
 
@@ -340,7 +341,7 @@ int prd_post_recvs(struct prd_conn *conn);
 int prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg);
 void prd_kick(struct prd_conn *conn);
 void __prd_kick(struct prd_conn *conn);
-void prd_fail_msgs(struct prd_conn *conn);
+unsigned int prd_fail_msgs(struct prd_conn *conn);
 int prd_bufs_alloc(struct prd_conn *conn);
 void prd_bufs_free(struct prd_conn *conn);
 

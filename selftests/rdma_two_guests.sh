@@ -143,13 +143,18 @@ if [ "$NODE" = 1 ]; then
 	exit $((failures > 0))
 fi
 
+# Peer events, as ptlctl monitor prints them, until the silent peer.
+"$ptlctl" monitor >/tmp/monitor.out 2>&1 &
+monitor=$!
+sleep 1	# let it join the group
 barrier served
 "$stress" client --server "$peer_nid:77" --id 0 --count 150 --max-size 1M \
 	--seed 1 --timeout-ms 60000 --quiet &
+client0=$!
 "$stress" client --server "$peer_nid:77" --id 1 --count 150 --max-size 3M \
 	--seed 2 --timeout-ms 60000 --quiet
 rc=$?
-wait %1 || rc=1
+wait $client0 || rc=1
 report $rc "node 0: two clients, 300 operations of 0 B .. 1 MiB and 0 B .. 3 MiB to the other node"
 "$ptlctl" -s iface show 0 | sed 's/^/#   /'
 # The "rts" column: messages that moved by RDMA WRITE, with no copy.
@@ -197,6 +202,14 @@ barrier lossy-over
 # 2. Node 1 falls silent 5 s after the barrier.
 barrier silence
 client_fails 78 "a silent peer"
+kill $monitor 2>/dev/null
+wait $monitor 2>/dev/null
+sed 's/^/#   monitor: /' /tmp/monitor.out
+peer_event="^iface 0 peer $PEER_IP \\($peer_nid\\)"
+grep -qE "$peer_event up " /tmp/monitor.out
+report $? "node 0: ptlctl monitor saw the connection come up"
+grep -qE "$peer_event unreachable incarnation 0x[0-9a-f]+ failed [1-9][0-9]*\$" /tmp/monitor.out
+report $? "node 0: ptlctl monitor saw the silent peer become unreachable, with the operations that failed"
 sleep 2
 portals_clean "after the silent peer"
 barrier silence-over
