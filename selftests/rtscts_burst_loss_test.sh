@@ -7,7 +7,9 @@
 # in the middle of it (and delays the rest by 20 ms with a 50-frame queue,
 # so that bursts are lost too), then the link is clean. The round passes when
 #   - the client finishes, every message verified, within
-#     BURST_RECOVER_S (4) seconds of the loss ending, and
+#     BURST_RECOVER_S (4) seconds of the loss ending plus the time the
+#     same round's traffic takes on a clean link (measured first: the
+#     debug kernel is several times slower than Debian's), and
 #   - neither side's smoothed RTT is above 250 ms afterwards (the veth's
 #     is well under 10 ms even under TCG).
 # Before the fix in rtscts_on_ack (no RTT sample from an ack that covers a
@@ -37,7 +39,27 @@ srtt_us() {
 netns_setup peer_timeout_ms=60000
 report $? "two nodes: ptl.ko and ptl_rtscts.ko loaded, interface 0 of each bound to its veth end"
 
+# Runs round $1's traffic on the clean link; prints how long it took (ms),
+# the most the rest of a lossy round's traffic may need once the loss ends.
+clean_round_ms() {
+	local server t0 rc
+
+	$ip netns exec b "$stress" server --pid 77 --clients 1 \
+		--timeout-ms 60000 --quiet >&2 &
+	server=$!
+	sleep 0.5
+	t0=$(date +%s%N)
+	"$stress" client --server "$nid_b:77" --id 0 --count 150 \
+		--max-size 1M --seed "$1" --timeout-ms 60000 --quiet >&2
+	rc=$?
+	echo $((($(date +%s%N) - t0) / 1000000))
+	wait "$server" || rc=1
+	return $rc
+}
+
 for ((round = 1; round <= rounds; round++)); do
+	clean_ms=$(clean_round_ms "$round")
+	report $? "round $round: the same traffic on a clean link first (${clean_ms} ms)"
 	$ip netns exec b "$stress" server --pid 77 --clients 1 \
 		--timeout-ms 60000 --quiet &
 	server=$!
@@ -58,8 +80,8 @@ for ((round = 1; round <= rounds; round++)); do
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	wait "$server" || rc=1
 	report $rc "round $round: ptl_stress completes, every message verified, after $loss loss for 3 s"
-	[ "$ms" -le $((recover_s * 1000)) ]
-	report $? "round $round: done ${ms} ms after the loss ended (at most ${recover_s} s)"
+	[ "$ms" -le $((recover_s * 1000 + ${clean_ms:-0})) ]
+	report $? "round $round: done ${ms} ms after the loss ended (at most ${recover_s} s + ${clean_ms} ms)"
 	a=$(srtt_us "$ptlctl")
 	b=$(srtt_us $ip netns exec b "$ptlctl")
 	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -le 250000 ] && [ "$b" -le 250000 ]
