@@ -16,7 +16,11 @@
  *
  * The ways a peer disappears: its link goes down (the frames are lost:
  * the peer timeout decides), our interface is unbound under traffic, and
- * the device itself is deleted under traffic.
+ * the device itself is deleted under traffic. "Under traffic" is made
+ * true by progress, not by a sleep: va's egress is slowed by netem so
+ * that the puts take seconds, the fault comes after the first of them
+ * ended and before the last, and a test in which every put completed
+ * before the fault took effect says so and fails.
  * And a response that comes too late: a REPLY for a get whose MD slot has
  * been recycled meanwhile.
  */
@@ -27,6 +31,18 @@
 #define PT		5
 #define MSG_BYTES	(1 << 20)
 #define NMSGS		8
+
+/*
+ * The mid-transfer cases' link: netem on va's egress, 16 Mbit/s, so the
+ * NMSGS puts take about 4.5 s (one about 0.55 s) however the guest's
+ * threads and softirqs are scheduled. Without it, on PREEMPT_RT a
+ * PtlPutRegion() can return with its message delivered (the softirqs
+ * its own local_bh_enable() finds pending run in its context), and all
+ * eight puts were once done before a fault 20 ms later took effect.
+ * netem's queue (limit, in frames) stays under 1 s, well inside the
+ * 2 s peer timeout.
+ */
+#define SLOW_LINK	"/sbin/tc qdisc replace dev va root netem rate 16mbit limit 1000"
 
 static long peer_timeout_ms(void)
 {
@@ -134,6 +150,8 @@ FIXTURE_TEARDOWN(fault)
 		return;
 	if (access("/sys/class/net/va", F_OK) != 0)
 		recreate_link();
+	else	/* a mid-transfer case's slow link, if any */
+		sh("/sbin/tc qdisc del dev va root 2>/dev/null", NULL);
 	ptl_peer_send(&self->peer, &done, sizeof(done));
 	ptl_peer_wait(&self->peer);
 	PtlFini();
@@ -193,6 +211,61 @@ static int collect_ends(FIXTURE_DATA(fault) *self, int n, long limit_ms,
 }
 
 /*
+ * Starts the puts over the slowed link and returns once they are
+ * provably under way: the first SEND_END has arrived (successful) and at
+ * least one put has not ended. Returns how many ended (1 .. NMSGS - 1);
+ * the caller collects the rest after its fault.
+ */
+static int start_traffic(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(fault) *self)
+{
+	long long start;
+	long first_ms = 0;
+	int ended = 0, failed;
+	ptl_event_t ev;
+
+	ASSERT_EQ(0, sh(SLOW_LINK, NULL));
+	start = ptl_st_now_ms();
+	ASSERT_EQ(0, start_puts(_metadata, self));
+	failed = collect_ends(self, 1, 30000, &first_ms);
+	ASSERT_EQ(0, failed) TH_LOG("the first put did not end well (%d)", failed);
+	ended = 1;
+	/* Whatever else ended meanwhile. */
+	while (ended < NMSGS && ptl_st_next(self->eq, &ev, 0) == PTL_OK) {
+		if (ev.type != PTL_EVENT_SEND_END)
+			continue;
+		ASSERT_EQ(PTL_NI_OK, ev.ni_fail_type);
+		ended++;
+	}
+	TH_LOG("traffic under way: %d of %d puts ended %lld ms after the first was started",
+	       ended, NMSGS, ptl_st_now_ms() - start);
+	ASSERT_LT(ended, NMSGS) {
+		TH_LOG("precondition not met: every put ended before the fault could be injected (the slowed link was not slow enough)");
+	}
+	return ended;
+}
+
+/*
+ * After the fault (whose injection took @fault_ms): collects the
+ * SEND_ENDs of the @left puts still in flight within @limit_ms. Returns
+ * how many failed (-1 on a hang); if none did, they all completed before
+ * the fault took effect, and it says so plainly.
+ */
+static int ends_after_fault(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(fault) *self, int left, long limit_ms,
+			    long fault_ms, long *elapsed_ms)
+{
+	int failed = collect_ends(self, left, limit_ms, elapsed_ms);
+
+	TH_LOG("%d of the %d puts in flight failed %ld ms after the fault (injecting it took %ld ms)",
+	       failed, left, *elapsed_ms, fault_ms);
+	if (failed == 0)
+		TH_LOG("precondition not met: the %d puts in flight all completed before the fault took effect, so it did not land mid-transfer",
+		       left);
+	return failed;
+}
+
+/*
  * Everything the operations held is released again: no message keeps
  * the initiator's MD or its pages. Its pages stay pinned in the process's
  * pin cache, unused, until PtlFini (kernel-internals.md, "Pin cache"), so
@@ -212,15 +285,16 @@ static void expect_released(struct __test_metadata *_metadata,
 TEST_F(fault, link_down_fails_puts_within_the_peer_timeout)
 {
 	long limit = peer_timeout_ms() + 3000, elapsed = 0;
-	int failed;
+	long long t0;
+	int failed, left;
 
 	NEEDS_TWO_NODES();
-	ASSERT_EQ(0, start_puts(_metadata, self));
-	usleep(20000);		/* mid-transfer */
+	left = NMSGS - start_traffic(_metadata, self);
+	t0 = ptl_st_now_ms();
 	ASSERT_EQ(0, sh("/sbin/ip -n b link set vb down", NULL));
-	failed = collect_ends(self, NMSGS, limit, &elapsed);
-	TH_LOG("%d of %d puts failed after %ld ms (peer timeout %ld ms)",
-	       failed, NMSGS, elapsed, peer_timeout_ms());
+	failed = ends_after_fault(_metadata, self, left, limit,
+				  ptl_st_now_ms() - t0, &elapsed);
+	TH_LOG("peer timeout %ld ms", peer_timeout_ms());
 	ASSERT_LE(0, failed);		/* no hang */
 	EXPECT_LT(0, failed);
 	EXPECT_LE(elapsed, limit);
@@ -231,15 +305,16 @@ TEST_F(fault, link_down_fails_puts_within_the_peer_timeout)
 TEST_F(fault, unbind_under_traffic_fails_puts_at_once)
 {
 	long elapsed = 0;
-	int failed;
+	long long t0;
+	int failed, left;
 
 	NEEDS_TWO_NODES();
-	ASSERT_EQ(0, start_puts(_metadata, self));
-	usleep(20000);
+	left = NMSGS - start_traffic(_metadata, self);
+	t0 = ptl_st_now_ms();
 	ASSERT_EQ(0, sh("%s iface unbind 0", getenv("PTLCTL")));
-	failed = collect_ends(self, NMSGS, 2000, &elapsed);
+	failed = ends_after_fault(_metadata, self, left, 2000,
+				  ptl_st_now_ms() - t0, &elapsed);
 	ASSERT_EQ(0, sh("%s iface bind 0 dev va", getenv("PTLCTL")));
-	TH_LOG("%d of %d puts failed after %ld ms", failed, NMSGS, elapsed);
 	ASSERT_LE(0, failed);
 	EXPECT_LT(0, failed);
 	EXPECT_LT(elapsed, 1000);
@@ -254,14 +329,15 @@ TEST_F(fault, unbind_under_traffic_fails_puts_at_once)
 TEST_F(fault, device_deleted_under_traffic_fails_puts_at_once)
 {
 	long elapsed = 0;
-	int failed;
+	long long t0;
+	int failed, left;
 
 	NEEDS_TWO_NODES();
-	ASSERT_EQ(0, start_puts(_metadata, self));
-	usleep(20000);
+	left = NMSGS - start_traffic(_metadata, self);
+	t0 = ptl_st_now_ms();
 	ASSERT_EQ(0, sh("/sbin/ip link del va", NULL));
-	failed = collect_ends(self, NMSGS, 2000, &elapsed);
-	TH_LOG("%d of %d puts failed after %ld ms", failed, NMSGS, elapsed);
+	failed = ends_after_fault(_metadata, self, left, 2000,
+				  ptl_st_now_ms() - t0, &elapsed);
 	ASSERT_LE(0, failed);
 	EXPECT_LT(0, failed);
 	EXPECT_LT(elapsed, 1000);
