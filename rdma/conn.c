@@ -218,8 +218,10 @@ static void prd_conn_teardown(struct work_struct *work)
 		rdma_destroy_id(conn->id);
 	conn->id = NULL;
 	failed = prd_fail_msgs(conn);
-	/* Lost, not let go of: an unbind is no news about the peer. */
-	if (conn->was_up && !READ_ONCE(pif->closing))
+	/* Lost, not let go of: an unbind or idle close is no news. */
+	if (prd_conn_closed_idle(conn, failed))
+		prd_stat_add(pif, PRD_ST_IDLE_CLOSES, 1);
+	else if (conn->was_up && !READ_ONCE(pif->closing))
 		ptl_binding_peer_event(pif->b, conn->nid,
 				       PTL_EVENT_PEER_UNREACHABLE, 0, failed);
 	prd_conn_unlist(conn);
@@ -548,15 +550,19 @@ static struct prd_conn *prd_conn_connect(struct prd_iface *pif, u32 nid)
 struct prd_conn *prd_conn_get(struct prd_iface *pif, u32 nid)
 {
 	struct prd_conn *conn;
+	bool closing;
 	int tries;
 
 	for (tries = 0; tries < 3; tries++) {
 		xa_lock(&pif->peers);
 		conn = xa_load(&pif->peers, nid);
-		if (conn)
+		closing = conn && READ_ONCE(conn->closing);
+		if (conn && !closing)
 			kref_get(&conn->ref);
 		xa_unlock(&pif->peers);
-		if (conn)
+		if (closing)	/* only compared: no reference needed */
+			xa_cmpxchg(&pif->peers, nid, conn, NULL, 0);
+		else if (conn)
 			return conn;
 		conn = prd_conn_connect(pif, nid);
 		if (!IS_ERR(conn) || PTR_ERR(conn) != -EBUSY)

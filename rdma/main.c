@@ -48,6 +48,16 @@ module_param_named(rdma_min, prd_rdma_min, uint, 0644);
 MODULE_PARM_DESC(rdma_min,
 		 "Payloads larger than this (up to 1 MiB) move by RDMA WRITE, with no copy; 0: never (default 16384)");
 
+unsigned int prd_progress_timeout_ms = 10000;
+module_param_named(progress_timeout_ms, prd_progress_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(progress_timeout_ms,
+		 "A connection with work outstanding and no completion this long is closed, and its messages fail; 0: never (default 10000)");
+
+unsigned int prd_peer_idle_s = 60;
+module_param_named(peer_idle_s, prd_peer_idle_s, uint, 0644);
+MODULE_PARM_DESC(peer_idle_s,
+		 "A connection idle this long is closed, by a handshake that loses nothing; 0: never (default 60)");
+
 struct workqueue_struct *prd_wq;
 
 /* The first IPv4 address of @dev, network order; 0 if none. RTNL. */
@@ -95,6 +105,7 @@ static int prd_bind(struct ptl_binding *b, struct net_device *dev,
 	if (err)
 		goto err_free;
 	ptl_binding_set_priv(b, pif);
+	prd_sweep_start(pif);
 	return 0;
 
 err_free:
@@ -121,6 +132,7 @@ static void prd_unbind(struct ptl_binding *b)
 {
 	struct prd_iface *pif = ptl_binding_priv(b);
 
+	prd_sweep_stop(pif);
 	prd_stop_listening(pif);
 	prd_kill_all(pif);
 	xa_destroy(&pif->peers);
@@ -130,20 +142,27 @@ static void prd_unbind(struct ptl_binding *b)
 static int prd_send(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp)
 {
 	struct prd_iface *pif = ptl_binding_priv(b);
-	unsigned int noio = 0;
+	unsigned int noio = 0, tries;
 	struct prd_conn *conn;
-	int err;
+	int err = -EAGAIN;
 
 	/* Connecting allocates with GFP_KERNEL: not in ptlblk's I/O path. */
 	if (!(gfp & __GFP_IO))
 		noio = memalloc_noio_save();
-	conn = prd_conn_get(pif, ptl_msg_dst_nid(msg));
+	/* -EAGAIN: it began to close; the next try makes a new one. */
+	for (tries = 0; tries < 3; tries++) {
+		conn = prd_conn_get(pif, ptl_msg_dst_nid(msg));
+		if (IS_ERR(conn)) {
+			err = PTR_ERR(conn);
+			break;
+		}
+		err = prd_enqueue(conn, msg);
+		prd_conn_put(conn);
+		if (err != -EAGAIN)
+			break;
+	}
 	if (!(gfp & __GFP_IO))
 		memalloc_noio_restore(noio);
-	if (IS_ERR(conn))
-		return PTR_ERR(conn);
-	err = prd_enqueue(conn, msg);
-	prd_conn_put(conn);
 	return err;
 }
 
@@ -168,6 +187,8 @@ static int prd_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		{ PTL_STAT_BAD_FRAMES, PRD_ST_BAD_FRAMES },
 		{ PTL_STAT_NO_BUFFER, PRD_ST_NO_BUFFER },
 		{ PTL_STAT_RTS, PRD_ST_RDMA_WRITES },
+		{ PTL_STAT_TIMEOUTS, PRD_ST_STALLS },
+		{ PTL_STAT_PEERS_RECLAIMED, PRD_ST_IDLE_CLOSES },
 	};
 	struct prd_iface *pif = ptl_binding_priv(b);
 	unsigned int i;

@@ -178,10 +178,12 @@ int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 	if (!err) {
 		const struct prd_frame *f = tb->data;
 
-		/* It returned what we owed; all but a NOOP use a credit. */
+		/* It returned what we owed; message frames use a credit. */
 		conn->rx_owed = 0;
-		if (f->type != PRD_FRAME_NOOP)
+		if (!prd_frame_is_ctl(f->type)) {
 			conn->tx_credits--;
+			conn->tx_msg_frames++;
+		}
 		list_del(&tb->free);
 		prd_conn_stat_add(conn, PRD_ST_TX_FRAMES, 1);
 		prd_conn_stat_add(conn, PRD_ST_TX_BYTES, len);
@@ -239,16 +241,22 @@ static int prd_post_data(struct prd_conn *conn, struct prd_tx_cb *cb)
 	return 0;
 }
 
-static int prd_post_noop(struct prd_conn *conn)
+/* A frame of @type with no payload: NOOP, CLOSE, CLOSE_ACK. */
+int prd_post_ctl(struct prd_conn *conn, u8 type)
 {
 	struct prd_buf *tb = list_first_entry(&conn->tx_free, struct prd_buf,
 					      free);
-	int err;
 
-	prd_frame_init(conn, tb->data, PRD_FRAME_NOOP);
+	prd_frame_init(conn, tb->data, type);
 	tb->msg = NULL;
 	tb->slot = NULL;
-	err = prd_post_send(conn, tb, sizeof(struct prd_frame), NULL, NULL);
+	return prd_post_send(conn, tb, sizeof(struct prd_frame), NULL, NULL);
+}
+
+static int prd_post_noop(struct prd_conn *conn)
+{
+	int err = prd_post_ctl(conn, PRD_FRAME_NOOP);
+
 	if (!err)
 		prd_stat_add(conn->pif, PRD_ST_NOOPS, 1);
 	return err;
@@ -316,7 +324,10 @@ static void __prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg)
 	list_add_tail(&cb->list, &conn->txq);
 }
 
-/* Queues @msg on @conn; -ENOTCONN if the connection is going away. */
+/*
+ * Queues the request @msg on @conn; -ENOTCONN if the connection is going
+ * away, -EAGAIN if it is being closed for idleness (close.c).
+ */
 int prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg)
 {
 	int err = 0;
@@ -324,6 +335,8 @@ int prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg)
 	spin_lock_bh(&conn->lock);
 	if (conn->state == PRD_CONN_DEAD) {
 		err = -ENOTCONN;
+	} else if (conn->closing) {
+		err = -EAGAIN;
 	} else {
 		__prd_enqueue(conn, msg);
 		__prd_kick(conn);
@@ -373,6 +386,7 @@ static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool failed = false;
 
 	spin_lock_bh(&conn->lock);
+	conn->progress++;
 	list_add(&tb->free, &conn->tx_free);
 	if (wc->status != IB_WC_SUCCESS) {
 		/* Its message stays on inflight: the teardown fails it. */
@@ -502,7 +516,7 @@ static int prd_rx_frame(struct prd_conn *conn, const struct ib_wc *wc,
 	if (flen > len - sizeof(*f))
 		return -EPROTO;
 	*credits = be16_to_cpu(f->credits);
-	*data = f->type != PRD_FRAME_NOOP;
+	*data = !prd_frame_is_ctl(f->type);
 	prd_conn_stat_add(conn, PRD_ST_RX_FRAMES, 1);
 	prd_conn_stat_add(conn, PRD_ST_RX_BYTES, len);
 	switch (f->type) {
@@ -518,6 +532,10 @@ static int prd_rx_frame(struct prd_conn *conn, const struct ib_wc *wc,
 		return prd_rx_cts_locked(conn, f, p, flen);
 	case PRD_FRAME_DONE:
 		return prd_rx_done_frame(conn, f, wc, resp);
+	case PRD_FRAME_CLOSE:
+		return prd_rx_close(conn);
+	case PRD_FRAME_CLOSE_ACK:
+		return prd_rx_close_ack(conn);
 	default:
 		return -EPROTO;
 	}
@@ -545,6 +563,7 @@ static void prd_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		prd_stat_add(conn->pif, PRD_ST_BAD_FRAMES, 1);
 
 	spin_lock_bh(&conn->lock);
+	conn->progress++;
 	conn->tx_credits += credits;
 	if (resp)	/* failed by the teardown if the connection is dead */
 		__prd_enqueue(conn, resp);

@@ -35,7 +35,7 @@
 #include <ptl/transport.h>
 
 #define PRD_MAGIC		0x5052	/* "PR" */
-#define PRD_VERSION		2	/* 2: CTS with off, rounds */
+#define PRD_VERSION		3	/* 2: CTS with off, rounds; 3: CLOSE */
 
 /* Frame types (first byte after the magic). */
 enum prd_frame_type {
@@ -45,7 +45,16 @@ enum prd_frame_type {
 	PRD_FRAME_RTS = 4,	/* wire header of a message to RDMA WRITE */
 	PRD_FRAME_CTS = 5,	/* where to write it: struct prd_cts */
 	PRD_FRAME_DONE = 6,	/* written (SEND with invalidate of the rkey) */
+	PRD_FRAME_CLOSE = 7,	/* idle: may we close? (close.c) */
+	PRD_FRAME_CLOSE_ACK = 8,	/* yes */
 };
+
+/* Frames other than these use a credit and carry (part of) a message. */
+static inline bool prd_frame_is_ctl(u8 type)
+{
+	return type == PRD_FRAME_NOOP || type == PRD_FRAME_CLOSE ||
+	       type == PRD_FRAME_CLOSE_ACK;
+}
 
 /*
  * After the frame header of a CTS: where to write the round of the
@@ -197,6 +206,18 @@ struct prd_conn {
 	struct ib_cqe err_cqe;		/* of unsignalled work requests */
 
 	struct delayed_work timer;	/* connect timeout */
+	/* Completions seen (conn->lock), and the sweep's last look. */
+	u32 progress, sw_progress;
+	bool sw_waiting;
+	unsigned long sw_since;		/* jiffies: unchanged since */
+
+	/* Idle close (close.c); conn->lock. */
+	bool closing;			/* no new requests on it */
+	bool close_asked;		/* we sent CLOSE */
+	bool close_acked;		/* we sent CLOSE_ACK */
+	bool close_done;		/* the peer's CLOSE_ACK: we disconnect */
+	u32 tx_msg_frames;		/* message frames posted */
+	u32 close_mark;			/* tx_msg_frames at our CLOSE */
 	struct work_struct kill_work;	/* teardown */
 
 	/* ptlctl peer show -s: what went over this connection. */
@@ -230,6 +251,8 @@ enum prd_stat {
 	PRD_ST_RDMA_WRITES,	/* messages moved by RDMA WRITE */
 	PRD_ST_RDMA_BYTES,
 	PRD_ST_RDMA_FALLBACKS,	/* RTS answered "send frames" */
+	PRD_ST_STALLS,		/* connections the watchdog killed */
+	PRD_ST_IDLE_CLOSES,	/* connections closed for idleness */
 	PRD_ST_MAX
 };
 
@@ -248,6 +271,7 @@ struct prd_iface {
 	bool closing;
 	wait_queue_head_t idle;
 	struct xarray peers;		/* nid -> struct prd_conn for sends */
+	struct delayed_work sweep;	/* sweep.c */
 
 	atomic64_t stats[PRD_ST_MAX];
 };
@@ -257,6 +281,8 @@ extern unsigned int prd_frame_size;
 extern unsigned int prd_port;
 extern unsigned int prd_connect_timeout_ms;
 extern unsigned int prd_rdma_min;
+extern unsigned int prd_progress_timeout_ms;
+extern unsigned int prd_peer_idle_s;
 extern struct workqueue_struct *prd_wq;
 
 static inline void prd_stat_add(struct prd_iface *pif, enum prd_stat s,
@@ -308,6 +334,17 @@ void prd_conn_kill(struct prd_conn *conn);
 void __prd_conn_kill(struct prd_conn *conn);
 void prd_kill_all(struct prd_iface *pif);
 
+/* sweep.c */
+bool prd_conn_waiting(struct prd_conn *conn);
+void prd_sweep_start(struct prd_iface *pif);
+void prd_sweep_stop(struct prd_iface *pif);
+
+/* close.c */
+void prd_close_idle(struct prd_conn *conn, bool idle);
+int prd_rx_close(struct prd_conn *conn);
+int prd_rx_close_ack(struct prd_conn *conn);
+bool prd_conn_closed_idle(struct prd_conn *conn, unsigned int failed);
+
 /* netlink.c */
 int prd_dump_peers(struct ptl_binding *b, struct sk_buff *skb,
 		   struct netlink_callback *cb);
@@ -334,6 +371,7 @@ int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
 int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 		  struct ib_send_wr *before, const u32 *inv_rkey);
 void prd_frame_init(struct prd_conn *conn, struct prd_frame *f, u8 type);
+int prd_post_ctl(struct prd_conn *conn, u8 type);
 void prd_wc_error(struct prd_conn *conn, const struct ib_wc *wc);
 struct ptl_msg *prd_rx_match(struct prd_conn *conn, const u8 *hdr,
 			     struct ptl_rx_plan *plan);

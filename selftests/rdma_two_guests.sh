@@ -10,10 +10,16 @@
 #     verified, over connections set up on demand (those above 16 KiB by
 #     RDMA WRITE into the target's pages, over 1 MiB in rounds); then the
 #     same over a link that loses 0.5% of the packets each way;
+#  1c. idle connections close (and traffic racing with the closing
+#     handshake loses nothing);
 #  2. peer death: node 1 falls silent under traffic (netem drops all it
 #     sends);
 #     node 0's operations fail (the QP's retries run out) within a bounded
 #     time, and node 1's do too;
+#  2b. a peer that stops in the middle of a large put, after our CTS:
+#     node 0's RDMA WRITEs and rdma_cm messages are filtered out, so node
+#     1, with nothing of its own in flight, learns nothing from RC; its
+#     progress watchdog closes the connection and the put fails there;
 #  3. module unload under traffic: node 1 unbinds and unloads ptl_rdma
 #     mid-transfer; node 0's operations fail at once (disconnect);
 #  4. device removal under traffic: node 0 deletes its rxe device
@@ -64,6 +70,57 @@ rdma_writes() {
 	"$ptlctl" -s iface show 0 | awk '/TX:/ { getline; print $4 }'
 }
 
+# iface_stat ROW NAME: column NAME of row ROW (TX:, peers:, ...) of
+# ptlctl -s iface show 0.
+iface_stat() {
+	"$ptlctl" -s iface show 0 | awk -v row="$1" -v name="$2" '
+		$1 == row { for (i = 2; i <= NF; i++) if ($i == name) col = i - 1
+			getline; print col ? $col : 0 }'
+}
+
+# 1c. Idle connections close (peer_idle_s=1 on both nodes), also while
+# the other node's requests race with the handshake: the same bursts both
+# ways at once, 1.1 s or 2.5 s apart; then, idle, every connection goes.
+idle_close_test() {
+	local i rc=0 closed0 closed server
+
+	closed0=$(iface_stat peers: reclaimed)
+	echo 1 >/sys/module/ptl_rdma/parameters/peer_idle_s
+	"$stress" server --pid 83 --clients 8 --timeout-ms 120000 --quiet &
+	server=$!
+	barrier idle
+	for ((i = 0; i < 8; i++)); do
+		"$stress" client --server "$peer_nid:83" --id "$i" --count 20 \
+			--max-size 256K --seed $((10 + i)) --timeout-ms 20000 \
+			--quiet || rc=1
+		if ((i % 2)); then sleep 1.1; else sleep 2.5; fi
+	done
+	wait $server || rc=1
+	report $rc "node $NODE: 8 bursts each way with idle closes between and during them, every message verified"
+	sleep 3
+	closed=$(($(iface_stat peers: reclaimed) - closed0))
+	[ "$closed" -gt 0 ] && [ "$(rdma_res)" = "$res_bound" ]
+	report $? "node $NODE: idle connections closed ($closed), RDMA resources back to the bound interface's"
+	echo 60 >/sys/module/ptl_rdma/parameters/peer_idle_s
+	barrier idle-over
+}
+
+# Node 0's egress loses its RDMA WRITEs (BTH opcodes 0x06-0x0b) and
+# rdma_cm's MADs (UD SEND, 0x64-0x65) to the RoCEv2 port; SENDs and
+# acknowledgements pass.
+stall_filter_add() {
+	local m
+
+	modprobe -a sch_prio cls_u32 act_gact 2>/dev/null
+	tc qdisc add dev eth0 root handle 1: prio || return 1
+	for m in "0x06 0xfe" "0x08 0xfc" "0x64 0xfe"; do
+		# shellcheck disable=SC2086
+		tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match u8 $m at 28 action drop || return 1
+	done
+}
+
 # A client that keeps going until its peer or device goes away; it must
 # end with failures (not hang) well within its 60 seconds.
 client_fails() {	# client_fails PID WHAT
@@ -82,6 +139,7 @@ client_fails() {	# client_fails PID WHAT
 rdma_rxe_up eth0 && res0=$(rdma_res) &&
 	insmod "$moddir/ptl.ko" nid=7 && bind_rdma
 report $? "node $NODE: rxe0 up, ptl.ko and ptl_rdma.ko loaded, interface 0 bound to eth0 via rdma"
+res_bound=$(rdma_res)
 peer_nid=$(nid_of "$PEER_IP")
 
 if [ "$NODE" = 1 ]; then
@@ -100,6 +158,7 @@ if [ "$NODE" = 1 ]; then
 	report $? "node 1: over a link losing $loss% each way: served, every message verified"
 	tc qdisc del dev eth0 root
 	barrier lossy-over
+	idle_close_test
 
 	# 2. Peer death: we fall silent under node 0's traffic.
 	"$stress" server --pid 78 --clients 1 --timeout-ms 60000 --quiet &
@@ -113,6 +172,27 @@ if [ "$NODE" = 1 ]; then
 	barrier silence-over
 	sleep 3
 	portals_clean "after the silence"
+
+	# 2b. Node 0 stops after our CTS for its 1 MiB put.
+	echo 3000 >/sys/module/ptl_rdma/parameters/progress_timeout_ms
+	stalls=$(iface_stat TX: timeouts)
+	"$stress" server --pid 82 --clients 2 --timeout-ms 60000 --quiet &
+	server=$!
+	barrier stall
+	start=$(date +%s%N)
+	deadline=$((SECONDS + 30))
+	while [ $SECONDS -lt $deadline ]; do
+		[ "$(iface_stat TX: timeouts)" -gt "$stalls" ] && break
+		sleep 0.1
+	done
+	elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+	[ "$(iface_stat TX: timeouts)" -gt "$stalls" ]
+	report $? "node 1: the watchdog closed the connection of a peer that stopped after our CTS ($elapsed_ms ms after the barrier, timeout 3000 ms)"
+	barrier stall-over
+	kill $server 2>/dev/null
+	wait $server
+	echo 10000 >/sys/module/ptl_rdma/parameters/progress_timeout_ms
+	portals_clean "after the stalled peer"
 
 	# 3. Module unload under traffic.
 	"$stress" server --pid 79 --clients 1 --timeout-ms 60000 --quiet &
@@ -198,6 +278,7 @@ retrans=$(rdma statistic show link rxe0/1 2>/dev/null | tr ' ' '\n' |
 [ "$retrans" -gt 0 ]
 report $? "node 0: rxe0 retransmitted or saw gaps ($retrans times)"
 barrier lossy-over
+idle_close_test
 
 # 2. Node 1 falls silent 5 s after the barrier.
 barrier silence
@@ -213,6 +294,22 @@ report $? "node 0: ptlctl monitor saw the silent peer become unreachable, with t
 sleep 2
 portals_clean "after the silent peer"
 barrier silence-over
+
+# 2b. We stop after node 1's CTS for a 1 MiB put: our WRITEs never
+# leave, our QP's retries run out, and our disconnect is lost too.
+barrier stall
+"$stress" client --server "$peer_nid:82" --id 0 --count 1 --sizes 64 \
+	--timeout-ms 20000 --quiet
+report $? "node 0: connected to node 1 for the stall"
+stall_filter_add
+report $? "node 0: RDMA WRITEs and rdma_cm messages filtered out"
+! "$stress" client --server "$peer_nid:82" --id 1 --count 1 --sizes 1048576 \
+	--mix put=100 --timeout-ms 20000 --quiet
+report $? "node 0: the 1 MiB put failed"
+barrier stall-over
+tc qdisc del dev eth0 root
+sleep 2
+portals_clean "after the stall"
 
 # 3. Node 1 unloads ptl_rdma 5 s after the barrier.
 barrier unload

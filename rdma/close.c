@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Closing an idle connection without losing a message either way.
+ *
+ * Either end starts when its sweep (sweep.c) finds the connection idle
+ * for peer_idle_s; both may start at once.
+ *
+ * 1. The closer takes the connection out of iface->peers and marks it
+ *    closing: a request of ours no longer goes on it (prd_enqueue()
+ *    answers -EAGAIN and prd_send() makes a new connection), a response
+ *    still does. It sends CLOSE and notes how many message frames it has
+ *    posted so far.
+ * 2. The peer, on CLOSE, marks the connection closing too (its sweep or
+ *    its next request takes it out of its peers) and answers CLOSE_ACK
+ *    if it waits for nothing. If it does wait, it stays silent and the
+ *    closer asks again after another idle period.
+ * 3. The closer, on CLOSE_ACK, disconnects if it waits for nothing and
+ *    has posted no message frame since its CLOSE; otherwise it keeps the
+ *    connection, closing, and asks again later. RC delivers in order, so
+ *    when it disconnects every message frame either side sent has been
+ *    taken by the other: the peer's came before its CLOSE_ACK, ours
+ *    before our CLOSE, which the peer took before answering; and the peer
+ *    sends none after its CLOSE_ACK, since its requests no longer take
+ *    the connection and we sent nothing it could answer.
+ *
+ * CLOSE and CLOSE_ACK use no credit, as a NOOP does. A connection closed
+ * so is counted as reclaimed, and its end is no news for ptlctl monitor.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "prd.h"
+
+/* Neither end may close while this end waits for something. Lock held. */
+static bool prd_close_allowed(struct prd_conn *conn)
+{
+	return conn->state == PRD_CONN_UP && !prd_conn_waiting(conn);
+}
+
+/*
+ * From the sweep (pif->lock held): takes a closing connection out of the
+ * peers, and asks the peer to close it if it has been @idle.
+ */
+void prd_close_idle(struct prd_conn *conn, bool idle)
+{
+	int err;
+
+	/* Only compared, never followed. Before the flag: see step 1. */
+	xa_cmpxchg(&conn->pif->peers, conn->nid, conn, NULL, 0);
+	if (!idle)
+		return;
+	spin_lock_bh(&conn->lock);
+	if (prd_close_allowed(conn) && !list_empty(&conn->tx_free)) {
+		WRITE_ONCE(conn->closing, true);
+		conn->close_asked = true;
+		conn->close_mark = conn->tx_msg_frames;
+		err = prd_post_ctl(conn, PRD_FRAME_CLOSE);
+		if (err)
+			__prd_conn_kill(conn);
+	}
+	spin_unlock_bh(&conn->lock);
+}
+
+/* The peer asks to close (step 2). */
+int prd_rx_close(struct prd_conn *conn)
+{
+	int err = 0;
+
+	spin_lock_bh(&conn->lock);
+	WRITE_ONCE(conn->closing, true);
+	if (prd_close_allowed(conn) && !list_empty(&conn->tx_free)) {
+		err = prd_post_ctl(conn, PRD_FRAME_CLOSE_ACK);
+		if (!err)
+			conn->close_acked = true;
+	}
+	spin_unlock_bh(&conn->lock);
+	return err;
+}
+
+/* The peer agrees (step 3); unasked for, it changes nothing. */
+int prd_rx_close_ack(struct prd_conn *conn)
+{
+	spin_lock_bh(&conn->lock);
+	if (conn->close_asked && prd_close_allowed(conn) &&
+	    conn->tx_msg_frames == conn->close_mark) {
+		conn->close_done = true;
+		__prd_conn_kill(conn);
+	}
+	spin_unlock_bh(&conn->lock);
+	return 0;
+}
+
+/* At teardown: closed by the handshake, nothing failed. */
+bool prd_conn_closed_idle(struct prd_conn *conn, unsigned int failed)
+{
+	return (conn->close_done || conn->close_acked) && !failed;
+}

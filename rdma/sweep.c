@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The periodic look at an interface's connections: the progress watchdog
+ * and the idle close.
+ *
+ * Progress watchdog. RC promises that a work request completes, or the
+ * QP fails, within its retry budget (PRD_RETRY_COUNT times the ACK
+ * timeout: under 2 s), and a live peer answers an RTS with a CTS, a CTS
+ * with WRITEs and a DONE, and returns credits as soon as its receive
+ * handler runs. So a connection that has work outstanding and sees no
+ * completion at all for progress_timeout_ms is broken, whatever broke it:
+ * a peer whose node died after acknowledging our CTS (nothing of ours is
+ * in flight, so RC never tells us), a provider that stalled its send
+ * queue without an error (Soft-RoCE has, rdma-transport.md), a send that
+ * waits forever for a receive buffer (RNR retries are unlimited). Such a
+ * connection is killed like any failed one, and its operations end with
+ * failure events within a bounded time.
+ *
+ * Idle close. A connection costs a QP, a CQ and about 730 KiB of buffers
+ * and slots; one to every peer ever talked to would add up to gigabytes
+ * on a large machine. One that has been idle for peer_idle_s is closed
+ * by the handshake of close.c, and made again by the next message.
+ *
+ * Both judge a connection by what changed since the last look: the clock
+ * restarts at every completion and whenever the connection starts or
+ * stops waiting for something, so neither fires on a busy connection,
+ * and the watchdog never on an idle one.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "prd.h"
+
+/* At most this long between looks, and at least this long. */
+#define PRD_SWEEP_MAX_MS	1000
+#define PRD_SWEEP_MIN_MS	50
+
+enum prd_verdict {
+	PRD_CONN_FINE,
+	PRD_CONN_STALLED,
+	PRD_CONN_IDLE,
+};
+
+/* Something of ours or the peer's is under way. conn->lock held. */
+bool prd_conn_waiting(struct prd_conn *conn)
+{
+	int i;
+
+	if (!list_empty(&conn->txq) || !list_empty(&conn->inflight) ||
+	    !list_empty(&conn->rts_wait) || !list_empty(&conn->ctlq) ||
+	    READ_ONCE(conn->in.busy))
+		return true;
+	/* A target slot waits for the initiator's WRITEs and DONE. */
+	for (i = 0; conn->rxs && i < PRD_RDMA_SLOTS; i++)
+		if (READ_ONCE(conn->rxs[i].busy))
+			return true;
+	return false;
+}
+
+/* What @conn has been doing since the last look. conn->lock held. */
+static enum prd_verdict prd_conn_verdict(struct prd_conn *conn,
+					 unsigned long now)
+{
+	unsigned int stall_ms = READ_ONCE(prd_progress_timeout_ms);
+	unsigned int idle_s = READ_ONCE(prd_peer_idle_s);
+	bool waiting;
+
+	if (conn->state != PRD_CONN_UP)
+		return PRD_CONN_FINE;
+	waiting = prd_conn_waiting(conn);
+	if (conn->progress != conn->sw_progress ||
+	    waiting != conn->sw_waiting) {
+		conn->sw_progress = conn->progress;
+		conn->sw_waiting = waiting;
+		conn->sw_since = now;
+		return PRD_CONN_FINE;
+	}
+	if (waiting && stall_ms &&
+	    time_after_eq(now, conn->sw_since + msecs_to_jiffies(stall_ms)))
+		return PRD_CONN_STALLED;
+	if (!waiting && idle_s &&
+	    time_after_eq(now, conn->sw_since + idle_s * HZ))
+		return PRD_CONN_IDLE;
+	return PRD_CONN_FINE;
+}
+
+static void prd_conn_stalled(struct prd_conn *conn)
+{
+	pr_warn_ratelimited("nid %u: no progress for %u ms with work outstanding: closing the connection\n",
+			    conn->nid, READ_ONCE(prd_progress_timeout_ms));
+	prd_stat_add(conn->pif, PRD_ST_STALLS, 1);
+	prd_stat_add(conn->pif, PRD_ST_CONN_FAILS, 1);
+	__prd_conn_kill(conn);
+}
+
+static void prd_sweep_conns(struct prd_iface *pif)
+{
+	unsigned long now = jiffies;
+	struct prd_conn *conn;
+	enum prd_verdict v;
+
+	mutex_lock(&pif->lock);
+	list_for_each_entry(conn, &pif->conns, node) {
+		spin_lock_bh(&conn->lock);
+		v = prd_conn_verdict(conn, now);
+		if (v == PRD_CONN_STALLED)
+			prd_conn_stalled(conn);
+		spin_unlock_bh(&conn->lock);
+		if (v == PRD_CONN_IDLE || READ_ONCE(conn->closing))
+			prd_close_idle(conn, v == PRD_CONN_IDLE);
+	}
+	mutex_unlock(&pif->lock);
+}
+
+/* A quarter of the shorter limit, within [MIN, MAX]. */
+static unsigned long prd_sweep_period(void)
+{
+	unsigned int ms = PRD_SWEEP_MAX_MS * 4;
+	unsigned int stall_ms = READ_ONCE(prd_progress_timeout_ms);
+	unsigned int idle_s = READ_ONCE(prd_peer_idle_s);
+
+	if (stall_ms)
+		ms = min(ms, stall_ms);
+	if (idle_s)
+		ms = min(ms, idle_s * 1000);
+	return msecs_to_jiffies(clamp(ms / 4, PRD_SWEEP_MIN_MS,
+				      PRD_SWEEP_MAX_MS));
+}
+
+static void prd_sweep(struct work_struct *work)
+{
+	struct prd_iface *pif = container_of(to_delayed_work(work),
+					     struct prd_iface, sweep);
+
+	prd_sweep_conns(pif);
+	queue_delayed_work(prd_wq, &pif->sweep, prd_sweep_period());
+}
+
+void prd_sweep_start(struct prd_iface *pif)
+{
+	INIT_DELAYED_WORK(&pif->sweep, prd_sweep);
+	queue_delayed_work(prd_wq, &pif->sweep, prd_sweep_period());
+}
+
+void prd_sweep_stop(struct prd_iface *pif)
+{
+	cancel_delayed_work_sync(&pif->sweep);
+}
