@@ -41,6 +41,8 @@ static void prd_peer_view(struct prd_iface *pif, struct prd_conn *conn,
 	if (xa_load(&pif->peers, conn->nid) == conn)
 		v->flags |= PTL_PEER_F_SENDS;
 	spin_lock_bh(&conn->lock);
+	if (conn->closing)
+		v->flags |= PTL_PEER_F_CLOSING;
 	v->state = prd_peer_states[conn->state];
 	v->credits = conn->tx_credits;
 	v->owed = conn->rx_owed;

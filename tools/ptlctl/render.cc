@@ -155,8 +155,10 @@ constexpr std::pair<uint32_t, std::string_view> kPeerFlags[] = {
     {PTL_PEER_F_STATIC, "static"},
     {PTL_PEER_F_ACTIVE, "active"},
     {PTL_PEER_F_SENDS, "sends"},
+    {PTL_PEER_F_CLOSING, "closing"},
 };
-constexpr uint32_t kKnownPeerFlags = PTL_PEER_F_STATIC | PTL_PEER_F_ACTIVE | PTL_PEER_F_SENDS;
+constexpr uint32_t kKnownPeerFlags =
+    PTL_PEER_F_STATIC | PTL_PEER_F_ACTIVE | PTL_PEER_F_SENDS | PTL_PEER_F_CLOSING;
 
 std::string PeerFlags(uint32_t flags) {
   std::string out;

@@ -180,6 +180,7 @@ enum ptl_peer_state {
 #define PTL_PEER_F_STATIC	(1U << 0)	/* configured, never reclaimed */
 #define PTL_PEER_F_ACTIVE	(1U << 1)	/* rdma: we connected, not it */
 #define PTL_PEER_F_SENDS	(1U << 2)	/* rdma: our requests go this way */
+#define PTL_PEER_F_CLOSING	(1U << 3)	/* rdma: idle, being closed */
 
 enum ptl_event {
 	PTL_EVENT_PEER_UP,		/* first frame, or back after a failure */

@@ -179,6 +179,11 @@ TEST(Peer, RdmaConnection) {
   PeerJson(w, p, false);
   EXPECT_EQ(w.str(), R"({"iface":1,"nid":167772162,"state":"connecting",)"
                      R"("flags":["active","sends"],"credits":31,"credits_owed":2})");
+  p.state = PTL_PEER_UP;
+  p.flags = PTL_PEER_F_CLOSING;
+  EXPECT_EQ(PeerText(p, false),
+            "peer 10.0.0.2 (167772162) iface 1 state up closing\n"
+            "    credits 31 owed 2\n");
   p.state = PTL_PEER_DEAD;
   p.flags = 0;
   EXPECT_EQ(PeerText(p, false),
