@@ -287,6 +287,7 @@ static void prd_conn_up(struct prd_conn *conn, struct rdma_cm_event *ev)
 		}
 		conn->state = PRD_CONN_UP;
 		conn->was_up = true;
+		conn->sw_since = jiffies;	/* the sweep's clock */
 		prd_stat_add(conn->pif, PRD_ST_CONNS, 1);
 		__prd_kick(conn);
 	}
