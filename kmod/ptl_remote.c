@@ -257,6 +257,47 @@ int ptl_msg_deposit_sg(struct ptl_msg *msg, u64 off, u64 len,
 }
 EXPORT_SYMBOL_NS_GPL(ptl_msg_deposit_sg, PORTALS);
 
+/*
+ * A get sent by this node. Its REPLY lands where recv_reply() puts it: in
+ * the get's MD (held by the request until ptl_msg_sent()) at the return
+ * offset, core.offset; the region [offset, offset + rlength) lies inside
+ * the MD (md_region()), and the MD cannot change while it is held.
+ */
+static bool ptl_msg_is_get(const struct ptl_msg *msg)
+{
+	return msg->role == PTL_ROLE_REQUEST &&
+	       msg->core.hdr.type == PTL_MSG_GET;
+}
+
+u64 ptl_msg_reply_len(const struct ptl_msg *msg)
+{
+	return ptl_msg_is_get(msg) ? msg->core.hdr.rlength : 0;
+}
+EXPORT_SYMBOL_NS_GPL(ptl_msg_reply_len, PORTALS);
+
+int ptl_msg_reply_sg(struct ptl_msg *msg, u64 len, struct scatterlist *sgl,
+		     unsigned int nents)
+{
+	if (!ptl_msg_is_get(msg))
+		return -EOPNOTSUPP;
+	if (len > msg->core.hdr.rlength)
+		return -EFAULT;
+	return ptl_mem_sg(msg->core.md, msg->core.offset, len, sgl, nents,
+			  true);
+}
+EXPORT_SYMBOL_NS_GPL(ptl_msg_reply_sg, PORTALS);
+
+bool ptl_msg_reply_in_sink(const struct ptl_msg *reply,
+			   const struct ptl_msg *get, u64 len)
+{
+	return ptl_msg_is_get(get) && reply->role == PTL_ROLE_INCOMING &&
+	       len <= get->core.hdr.rlength &&
+	       reply->core.md == get->core.md &&
+	       reply->core.offset == get->core.offset &&
+	       reply->deposit <= len;
+}
+EXPORT_SYMBOL_NS_GPL(ptl_msg_reply_in_sink, PORTALS);
+
 /* ---- ends ---- */
 
 void ptl_msg_sent(struct ptl_msg *msg, u32 ni_fail_type)

@@ -129,7 +129,12 @@ void ptl_binding_peer_event(struct ptl_binding *b, u32 nid, u8 event,
 
 /* ---- messages ---- */
 
-/* Bytes of per-message scratch space the transport may use. */
+/*
+ * Bytes of per-message scratch space the transport may use: zeroed when
+ * the library creates a message (ops->send, ptl_rx_start()); a response
+ * that ptl_rx_done() returns keeps the scratch of the incoming message it
+ * answers.
+ */
 #define PTL_MSG_CB_SIZE		96
 
 void *ptl_msg_cb(struct ptl_msg *msg);
@@ -170,6 +175,41 @@ int ptl_msg_payload_sg(struct ptl_msg *msg, u64 off, u64 len,
  */
 int ptl_msg_deposit_sg(struct ptl_msg *msg, u64 off, u64 len,
 		       struct scatterlist *sgl, unsigned int nents);
+/*
+ * A get's reply by RDMA in one round trip: the transport registers the
+ * get's reply region for the target to RDMA WRITE its REPLY's payload
+ * into, and sends the region's address and key with the GET.
+ *
+ * ptl_msg_reply_len() is the length of the reply region of @msg, a get
+ * sent by this node (ops->send), or 0 for any other message. Its REPLY
+ * deposits at most that many bytes, at the start of the region.
+ *
+ * ptl_msg_reply_sg() describes the first @len bytes of that region as
+ * ptl_msg_payload_sg() does a payload, for the device to write (the MD is
+ * marked written). While the transport has not called ptl_msg_sent() for
+ * the get, its MD stays held (an unlink answers PTL_MD_IN_USE) and the
+ * pages pinned: end the get only once no device can write them any more
+ * (the key invalidated, the pages unmapped). -EOPNOTSUPP if @msg is not a
+ * get, -EFAULT if @len exceeds the region, -EACCES if the MD is pinned
+ * read-only, -EMSGSIZE if more than @nents entries are needed.
+ *
+ * ptl_msg_reply_in_sink(): true if @reply, an incoming message that
+ * ptl_rx_start() returned, deposits only into the first @len bytes of
+ * @get's reply region, that is into the pages ptl_msg_reply_sg(@get,
+ * @len) described: then its bytes are already in place and it is
+ * completed with ptl_rx_done(). If not (a confused or hostile peer), fail
+ * it with ptl_rx_done(PTL_NI_FAIL) rather than take bytes from elsewhere.
+ * End the get with ptl_msg_sent(@get, PTL_NI_OK) before ptl_rx_done(),
+ * once ptl_rx_start() has returned (the reply holds the MD then), so that
+ * the reply's END is the last event of the MD, as when the get ends when
+ * sent. A get ended with PTL_NI_FAIL has its REPLY_END posted with the
+ * failure: do that only if no REPLY for it was handed to ptl_rx_start().
+ */
+u64 ptl_msg_reply_len(const struct ptl_msg *msg);
+int ptl_msg_reply_sg(struct ptl_msg *msg, u64 len, struct scatterlist *sgl,
+		     unsigned int nents);
+bool ptl_msg_reply_in_sink(const struct ptl_msg *reply,
+			   const struct ptl_msg *get, u64 len);
 /* The transport is done with @msg: delivered (PTL_NI_OK) or failed. */
 void ptl_msg_sent(struct ptl_msg *msg, u32 ni_fail_type);
 
