@@ -66,6 +66,7 @@ constexpr auto kStatNames = Table<__PTL_STAT_MAX>({
     {PTL_STAT_NI_MDS, "ni_mds"},
     {PTL_STAT_NI_EQS, "ni_eqs"},
     {PTL_STAT_NI_MSGS_IN_FLIGHT, "ni_msgs_in_flight"},
+    {PTL_STAT_SINK_GETS, "sink_gets"},
 });
 
 constexpr auto kAttrNames = Table<__PTL_A_MAX>({

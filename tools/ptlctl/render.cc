@@ -96,6 +96,7 @@ const std::vector<Group>& Groups() {
         {PTL_STAT_TX_BYTES, "bytes"},
         {PTL_STAT_MSGS_TX, "msgs"},
         {PTL_STAT_RTS, "rts"},
+        {PTL_STAT_SINK_GETS, "sink_gets"},
         {PTL_STAT_RETRANSMITS, "retransmits"},
         {PTL_STAT_TIMEOUTS, "timeouts"}}},
       {"RX:",

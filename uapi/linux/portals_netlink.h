@@ -228,6 +228,8 @@ enum ptl_stat {
 	PTL_STAT_NI_MDS,
 	PTL_STAT_NI_EQS,
 	PTL_STAT_NI_MSGS_IN_FLIGHT,
+	/* ptl_rdma: REPLYs written into the initiator's reply region */
+	PTL_STAT_SINK_GETS,
 	__PTL_STAT_MAX
 };
 #define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)
