@@ -43,24 +43,38 @@ static void prd_err_done(struct ib_cq *cq, struct ib_wc *wc)
 	prd_conn_kill(conn);
 }
 
+static int prd_slot_alloc_mr(struct prd_conn *conn, struct prd_slot *slot)
+{
+	struct ib_mr *mr;
+
+	mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG, PRD_RDMA_PAGES);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	slot->mr = mr;
+	return 0;
+}
+
 int prd_slots_alloc(struct prd_conn *conn)
 {
 	unsigned int i;
+	int err;
 
+	BUILD_BUG_ON(PRD_RDMA_SLOTS > BITS_PER_LONG);	/* rsink_busy */
 	conn->err_cqe.done = prd_err_done;
 	conn->txs = kvcalloc(PRD_RDMA_SLOTS, sizeof(*conn->txs), GFP_KERNEL);
 	conn->rxs = kvcalloc(PRD_RDMA_SLOTS, sizeof(*conn->rxs), GFP_KERNEL);
-	if (!conn->txs || !conn->rxs)
+	conn->sinks = kvcalloc(PRD_RDMA_SLOTS, sizeof(*conn->sinks),
+			       GFP_KERNEL);
+	if (!conn->txs || !conn->rxs || !conn->sinks)
 		return -ENOMEM;
 	for (i = 0; i < PRD_RDMA_SLOTS; i++) {
-		struct ib_mr *mr;
-
 		sg_init_table(conn->txs[i].sgl, PRD_RDMA_PAGES);
 		sg_init_table(conn->rxs[i].sgl, PRD_RDMA_PAGES);
-		mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG, PRD_RDMA_PAGES);
-		if (IS_ERR(mr))
-			return PTR_ERR(mr);
-		conn->rxs[i].mr = mr;
+		sg_init_table(conn->sinks[i].sgl, PRD_RDMA_PAGES);
+		err = prd_slot_alloc_mr(conn, &conn->rxs[i]) ?:
+		      prd_slot_alloc_mr(conn, &conn->sinks[i]);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -84,12 +98,26 @@ void prd_slots_unmap(struct prd_conn *conn)
 		prd_slot_unmap(conn, &conn->txs[i], DMA_TO_DEVICE);
 	for (i = 0; conn->rxs && i < PRD_RDMA_SLOTS; i++)
 		prd_slot_unmap(conn, &conn->rxs[i], DMA_FROM_DEVICE);
+	for (i = 0; conn->sinks && i < PRD_RDMA_SLOTS; i++)
+		prd_slot_unmap(conn, &conn->sinks[i], DMA_FROM_DEVICE);
 }
 
-/* Teardown: messages half received into slots fail. */
+/*
+ * Teardown: messages half received into slots fail, and so do the gets
+ * whose REPLY did not come into their sink (the library then ends each
+ * with a REPLY_END that says so).
+ */
 void prd_slots_fail(struct prd_conn *conn)
 {
 	unsigned int i;
+
+	for (i = 0; conn->sinks && i < PRD_RDMA_SLOTS; i++) {
+		struct prd_slot *sink = &conn->sinks[i];
+
+		if (sink->msg)
+			ptl_msg_sent(sink->msg, PTL_NI_FAIL);
+		sink->msg = NULL;
+	}
 
 	for (i = 0; conn->rxs && i < PRD_RDMA_SLOTS; i++) {
 		struct prd_slot *slot = &conn->rxs[i];
@@ -107,10 +135,15 @@ void prd_slots_free(struct prd_conn *conn)
 	for (i = 0; conn->rxs && i < PRD_RDMA_SLOTS; i++)
 		if (conn->rxs[i].mr)
 			ib_dereg_mr(conn->rxs[i].mr);
+	for (i = 0; conn->sinks && i < PRD_RDMA_SLOTS; i++)
+		if (conn->sinks[i].mr)
+			ib_dereg_mr(conn->sinks[i].mr);
 	kvfree(conn->txs);
 	kvfree(conn->rxs);
+	kvfree(conn->sinks);
 	conn->txs = NULL;
 	conn->rxs = NULL;
+	conn->sinks = NULL;
 }
 
 /* ---- initiator ---- */
@@ -212,17 +245,19 @@ bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 	return true;
 }
 
-/* CTS came: WRITE the round's bytes, then DONE. conn->lock held. */
-int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
+/*
+ * RDMA WRITEs the slot's round_len mapped bytes to raddr/rkey (unsignalled:
+ * the SEND that follows them completes after them). Bytes in *@done.
+ */
+static int prd_post_writes(struct prd_conn *conn, struct prd_slot *slot,
+			   u64 *done)
 {
-	struct prd_slot *slot = &conn->txs[cb->cookie - 1];
-	struct prd_buf *tb = list_first_entry(&conn->tx_free, struct prd_buf,
-					      free);
 	struct ib_sge sge[PRD_MAX_SGE];
 	struct scatterlist *sg = slot->sgl;
-	u64 left = slot->round_len, done = 0;
-	struct prd_frame *f;
+	u64 left = slot->round_len;
 	int i = 0, err;
+
+	*done = 0;
 
 	while (left && sg) {
 		u32 n = min_t(u64, sg_dma_len(sg), left);
@@ -239,14 +274,30 @@ int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
 		wr.wr.opcode = IB_WR_RDMA_WRITE;
 		wr.wr.sg_list = sge;
 		wr.wr.num_sge = i;
-		wr.remote_addr = slot->raddr + done;
+		wr.remote_addr = slot->raddr + *done;
 		wr.rkey = slot->rkey;
 		err = ib_post_send(conn->id->qp, &wr.wr, NULL);
 		if (err)
 			return err;
 		while (i)
-			done += sge[--i].length;
+			*done += sge[--i].length;
 	}
+	return 0;
+}
+
+/* CTS came: WRITE the round's bytes, then DONE. conn->lock held. */
+int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
+{
+	struct prd_slot *slot = &conn->txs[cb->cookie - 1];
+	struct prd_buf *tb = list_first_entry(&conn->tx_free, struct prd_buf,
+					      free);
+	struct prd_frame *f;
+	u64 done;
+	int err;
+
+	err = prd_post_writes(conn, slot, &done);
+	if (err)
+		return err;
 	f = tb->data;
 	prd_frame_init(conn, f, PRD_FRAME_DONE);
 	f->cookie = cpu_to_be32(cb->cookie);
@@ -369,18 +420,19 @@ static void prd_slot_new_key(struct prd_conn *conn, struct prd_slot *slot)
 }
 
 /*
- * Maps and registers the deposit pages of the slot's round; false: have
- * the rest sent in frames.
+ * Maps the @n entries of the slot's sgl for the device to write and
+ * prepares their registration in the slot's MR (prd_slot_reg_wrs());
+ * false if they cannot be.
  */
-static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot)
+static bool prd_slot_map_reg(struct prd_conn *conn, struct prd_slot *slot,
+			     int n)
 {
 	struct ib_device *dev = conn->id->device;
-	int n;
 
-	n = ptl_msg_deposit_sg(slot->rx.msg, slot->round_off, slot->round_len,
-			       slot->sgl, PRD_RDMA_PAGES);
-	if (n <= 0)
+	if (n <= 0) {
+		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
 		return false;
+	}
 	slot->nents = n;
 	slot->mapped = ib_dma_map_sg(dev, slot->sgl, n, DMA_FROM_DEVICE);
 	if (!slot->mapped) {
@@ -407,6 +459,19 @@ static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot)
 		.next = &slot->reg.wr,
 	};
 	return true;
+}
+
+/*
+ * Maps and registers the deposit pages of the slot's round; false: have
+ * the rest sent in frames.
+ */
+static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot)
+{
+	return prd_slot_map_reg(conn, slot,
+				ptl_msg_deposit_sg(slot->rx.msg,
+						   slot->round_off,
+						   slot->round_len, slot->sgl,
+						   PRD_RDMA_PAGES));
 }
 
 /* The work requests that register a target slot's MR, in order. */
@@ -564,4 +629,253 @@ int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
 	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, 1);
 	*resp = ptl_rx_done(msg, PTL_NI_OK);
 	return 0;
+}
+
+/* ---- gets: the REPLY written into the initiator's sink ---- */
+
+/*
+ * Initiator. A GET whose reply region is larger than rdma_min (and at most
+ * PRD_RDMA_MAX) goes as a GETS frame when a sink is free and the region
+ * can be registered in one MR: the region's pages are mapped and
+ * registered (REG_MR chained before the GETS), and the get is held in the
+ * sink, not ended, until the SINK frame answers it or the connection
+ * ends. Holding it holds its MD and the MD's pinned pages. conn->lock
+ * held; a send buffer and a credit are available. False: send it the
+ * old way.
+ */
+bool prd_try_sink(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
+{
+	u64 len = ptl_msg_reply_len(cb->msg);
+	struct prd_slot *sink = NULL;
+	struct prd_sink *desc;
+	struct prd_buf *tb;
+	struct prd_frame *f;
+	unsigned int i;
+
+	if (cb->started || !prd_rdma_min || len <= prd_rdma_min ||
+	    len > PRD_RDMA_MAX)
+		return false;
+	for (i = 0; i < PRD_RDMA_SLOTS && !sink; i++)
+		if (!conn->sinks[i].busy)
+			sink = &conn->sinks[i];
+	if (!sink ||
+	    !prd_slot_map_reg(conn, sink,
+			      ptl_msg_reply_sg(cb->msg, len, sink->sgl,
+					       PRD_RDMA_PAGES)))
+		return false;
+	tb = list_first_entry(&conn->tx_free, struct prd_buf, free);
+	f = tb->data;
+	prd_frame_init(conn, f, PRD_FRAME_GETS);
+	f->cookie = cpu_to_be32(sink - conn->sinks + 1);
+	f->len = cpu_to_be32(PTL_WIRE_HDR_LEN + sizeof(*desc));
+	memcpy(f + 1, ptl_msg_hdr(cb->msg), PTL_WIRE_HDR_LEN);
+	desc = (void *)((u8 *)(f + 1) + PTL_WIRE_HDR_LEN);
+	desc->addr = cpu_to_be64(sink->mr->iova);
+	desc->rkey = cpu_to_be32(sink->mr->rkey);
+	desc->rsvd = 0;
+	desc->len = cpu_to_be64(len);
+	tb->msg = NULL;		/* the SINK frame ends the get, not this */
+	tb->slot = NULL;
+	/*
+	 * The SINK frame may be handled on another CPU before
+	 * ib_post_send() returns, and end the get: the sink holds it first.
+	 * An error kills the connection; the teardown unmaps the sink and
+	 * fails the get from there.
+	 */
+	sink->busy = true;
+	sink->round_len = len;
+	sink->msg = cb->msg;
+	cb->started = true;
+	list_del(&cb->list);
+	*err = prd_post_send(conn, tb, sizeof(*f) + PTL_WIRE_HDR_LEN +
+			     sizeof(*desc), prd_slot_reg_wrs(conn, sink), NULL);
+	return true;
+}
+
+/*
+ * Target: a GETS. Matches the GET; its REPLY, if any, is marked for the
+ * sink (cb->sink); else the sink is to be released with a bare SINK
+ * frame. Either way the GETS gets exactly one SINK frame.
+ */
+int prd_rx_gets(struct prd_conn *conn, const struct prd_frame *f,
+		const u8 *p, u32 len, struct ptl_msg **resp)
+{
+	const struct prd_sink *desc = (const void *)(p + PTL_WIRE_HDR_LEN);
+	u32 cookie = be32_to_cpu(f->cookie);
+	struct ptl_rx_plan plan;
+	struct prd_rsink *rs;
+	struct ptl_msg *msg;
+	u64 slen;
+
+	if (len != PTL_WIRE_HDR_LEN + sizeof(*desc) || f->payload ||
+	    !cookie || cookie > PRD_RDMA_SLOTS ||
+	    p[PRD_WIRE_TYPE] != PTL_MSG_GET || desc->rsvd)
+		return -EPROTO;
+	slen = be64_to_cpu(desc->len);
+	if (!slen || slen > PRD_RDMA_MAX ||
+	    test_and_set_bit(cookie - 1, &conn->rsink_busy))
+		return -EPROTO;
+	rs = &conn->rsinks[cookie - 1];
+	rs->addr = be64_to_cpu(desc->addr);
+	rs->rkey = be32_to_cpu(desc->rkey);
+	rs->len = slen;
+	msg = prd_rx_match(conn, p, &plan);
+	/* A GET deposits nothing: its REPLY is ready at once. */
+	if (msg)
+		*resp = ptl_rx_done(msg, PTL_NI_OK);
+	if (*resp)
+		prd_cb(*resp)->sink = cookie;
+	else
+		set_bit(cookie - 1, &conn->rsink_release);
+	return 0;
+}
+
+/* The SINK frame for sink @i, header and flags set but the rest. */
+static struct prd_buf *prd_sink_frame(struct prd_conn *conn, unsigned int i,
+				      u64 written)
+{
+	struct prd_buf *tb = list_first_entry(&conn->tx_free, struct prd_buf,
+					      free);
+	struct prd_frame *f = tb->data;
+
+	prd_frame_init(conn, f, PRD_FRAME_SINK);
+	f->cookie = cpu_to_be32(i + 1);
+	f->payload = cpu_to_be64(written);
+	tb->msg = NULL;
+	tb->slot = NULL;
+	/*
+	 * The initiator may reuse the sink as soon as this arrives, maybe
+	 * before ib_post_send() returns: free it first. An error kills the
+	 * connection.
+	 */
+	clear_bit(i, &conn->rsink_busy);
+	return tb;
+}
+
+/*
+ * Target: releases a sink that gets no REPLY (the GET was dropped, or its
+ * REPLY goes the old way): a SINK frame with no header, as a SEND with
+ * invalidate of its rkey. conn->lock held; a buffer and a credit free.
+ */
+int prd_post_release(struct prd_conn *conn)
+{
+	unsigned int i = __ffs(READ_ONCE(conn->rsink_release));
+	struct prd_buf *tb;
+
+	clear_bit(i, &conn->rsink_release);
+	tb = prd_sink_frame(conn, i, 0);
+	return prd_post_send(conn, tb, sizeof(struct prd_frame), NULL,
+			     &conn->rsinks[i].rkey);
+}
+
+/*
+ * Target: the REPLY to a GETS, at the head of txq. Its payload is RDMA
+ * written into the sink (from an initiator slot's mapping, which the
+ * SINK frame's completion releases with the message), then the SINK
+ * frame carries the REPLY's wire header, as a SEND with invalidate of the
+ * sink's rkey. A payload larger than the sink (not from a correct peer),
+ * or one that cannot be mapped (no free slot, not in pages), goes the old
+ * way after a bare SINK frame that releases the sink. conn->lock held; a
+ * buffer and a credit free.
+ */
+int prd_post_sink_reply(struct prd_conn *conn, struct prd_tx_cb *cb)
+{
+	unsigned int i = cb->sink - 1;
+	struct prd_rsink *rs = &conn->rsinks[i];
+	u64 len = ptl_msg_len(cb->msg), done = 0;
+	struct prd_slot *slot = NULL;
+	struct prd_buf *tb;
+	struct prd_frame *f;
+	int err;
+
+	if (len > rs->len)
+		goto release;
+	if (len) {
+		slot = prd_slot_free_tx(conn);
+		if (!slot || prd_slot_map_tx(conn, slot, cb->msg, 0, len))
+			goto release;
+		slot->raddr = rs->addr;
+		slot->rkey = rs->rkey;
+		slot->round_len = len;
+		slot->busy = true;
+		slot->msg = cb->msg;
+		err = prd_post_writes(conn, slot, &done);
+		if (err)
+			return err;
+	}
+	tb = prd_sink_frame(conn, i, len);
+	f = tb->data;
+	f->len = cpu_to_be32(PTL_WIRE_HDR_LEN);
+	memcpy(f + 1, ptl_msg_hdr(cb->msg), PTL_WIRE_HDR_LEN);
+	tb->msg = cb->msg;	/* its completion ends the REPLY ... */
+	tb->slot = slot;	/* ... and unmaps its payload */
+	err = prd_post_send(conn, tb, sizeof(*f) + PTL_WIRE_HDR_LEN, NULL,
+			    &rs->rkey);
+	if (err)
+		return err;
+	cb->started = true;
+	cb->off = len;
+	prd_conn_stat_add(conn, PRD_ST_SINK_GETS, 1);
+	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, 1);
+	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, done);
+	list_move_tail(&cb->list, &conn->inflight);
+	return 0;
+
+release:
+	tb = prd_sink_frame(conn, i, 0);
+	err = prd_post_send(conn, tb, sizeof(struct prd_frame), NULL,
+			    &rs->rkey);
+	cb->sink = 0;		/* the next kick sends it the old way */
+	return err;
+}
+
+/*
+ * Initiator: the SINK frame of sink @cookie, a SEND that invalidated the
+ * sink's rkey (checked: else a protocol error, and the teardown unmaps
+ * the sink after destroying the QP). With a REPLY header, the REPLY's
+ * payload is in the sink: it must deposit into exactly those pages (the
+ * region the library would deposit into, or a prefix), else it fails.
+ * The get ends here (PTL_NI_OK: its REPLY came, or comes the old way).
+ */
+int prd_rx_sink(struct prd_conn *conn, const struct prd_frame *f,
+		const u8 *p, u32 len, const struct ib_wc *wc,
+		struct ptl_msg **resp)
+{
+	u32 cookie = be32_to_cpu(f->cookie);
+	u64 written = be64_to_cpu(f->payload);
+	struct ptl_msg *get, *reply = NULL;
+	struct ptl_rx_plan plan;
+	struct prd_slot *sink;
+	bool ok = true;
+
+	if (!cookie || cookie > PRD_RDMA_SLOTS)
+		return -EPROTO;
+	sink = &conn->sinks[cookie - 1];
+	if (!sink->msg || !(wc->wc_flags & IB_WC_WITH_INVALIDATE) ||
+	    wc->ex.invalidate_rkey != sink->mr->rkey)
+		return -EPROTO;
+	if (len ? len != PTL_WIRE_HDR_LEN || written > sink->round_len ||
+		  p[PRD_WIRE_TYPE] != PTL_MSG_REPLY : written)
+		return -EPROTO;
+	/* The rkey is invalid: no device writes these pages any more. */
+	prd_slot_unmap(conn, sink, DMA_FROM_DEVICE);
+	get = sink->msg;
+	sink->msg = NULL;
+	if (len) {
+		reply = prd_rx_match(conn, p, &plan);
+		ok = !reply || (plan.payload == written &&
+				ptl_msg_reply_in_sink(reply, get,
+						      sink->round_len));
+		prd_conn_stat_add(conn, PRD_ST_SINK_GETS, 1);
+		prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, 1);
+		prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, written);
+	}
+	/* The reply, if any, holds the MD now: its END comes last. */
+	ptl_msg_sent(get, PTL_NI_OK);
+	if (reply)
+		*resp = ptl_rx_done(reply, ok ? PTL_NI_OK : PTL_NI_FAIL);
+	spin_lock_bh(&conn->lock);
+	sink->busy = false;
+	spin_unlock_bh(&conn->lock);
+	return ok ? 0 : -EPROTO;
 }

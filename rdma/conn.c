@@ -155,16 +155,18 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	}
 	/*
 	 * Besides a SEND per send buffer: per slot, its WRITEs, a LOCAL_INV
-	 * and a REG_MR, three times over: a slot's next round (or message)
-	 * may be posted before the DONE that frees the last one's unsignalled
-	 * work requests has completed, and with delayed ACKs the one before.
+	 * and a REG_MR, and per sink a LOCAL_INV and a REG_MR, three times
+	 * over: a slot's next round (or message) may be posted before the
+	 * DONE that frees the last one's unsignalled work requests has
+	 * completed, and with delayed ACKs the one before (a sink's, before
+	 * the GETS that follows them has completed).
 	 */
 	conn->max_sge = min_t(u32, dev->attrs.max_send_sge, PRD_MAX_SGE);
 	conn->replays_local_ops = dev->ops.driver_id == RDMA_DRIVER_RXE;
 	attr.send_cq = conn->cq;
 	attr.recv_cq = conn->cq;
 	attr.cap.max_send_wr = conn->ntx + 3 * PRD_RDMA_SLOTS *
-			       (PRD_RDMA_PAGES / conn->max_sge + 3);
+			       (PRD_RDMA_PAGES / conn->max_sge + 3 + 2);
 	attr.cap.max_recv_wr = conn->nrx;
 	attr.cap.max_send_sge = conn->max_sge;
 	attr.cap.max_recv_sge = 1;

@@ -189,6 +189,7 @@ static int prd_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		{ PTL_STAT_RTS, PRD_ST_RDMA_WRITES },
 		{ PTL_STAT_TIMEOUTS, PRD_ST_STALLS },
 		{ PTL_STAT_PEERS_RECLAIMED, PRD_ST_IDLE_CLOSES },
+		{ PTL_STAT_SINK_GETS, PRD_ST_SINK_GETS },
 	};
 	struct prd_iface *pif = ptl_binding_priv(b);
 	unsigned int i;

@@ -269,7 +269,9 @@ static int prd_post_next(struct prd_conn *conn, struct prd_tx_cb *cb)
 
 	if (cb->write)
 		return prd_post_write(conn, cb);
-	if (prd_try_rts(conn, cb, &err))
+	if (cb->sink)
+		return prd_post_sink_reply(conn, cb);
+	if (prd_try_sink(conn, cb, &err) || prd_try_rts(conn, cb, &err))
 		return err;
 	return prd_post_data(conn, cb);
 }
@@ -282,7 +284,12 @@ void __prd_kick(struct prd_conn *conn)
 
 	if (conn->state != PRD_CONN_UP)
 		return;
-	/* CTSs first: they let the peer's large messages move. */
+	/* Sinks to release and CTSs first: they let the peer's move. */
+	while (!err && READ_ONCE(conn->rsink_release) &&
+	       !list_empty(&conn->tx_free) && conn->tx_credits) {
+		err = prd_post_release(conn);
+		sent = true;
+	}
 	while (!err && !list_empty(&conn->ctlq) &&
 	       !list_empty(&conn->tx_free) && conn->tx_credits) {
 		err = prd_post_cts(conn, list_first_entry(&conn->ctlq,
@@ -318,9 +325,11 @@ void prd_kick(struct prd_conn *conn)
 static void __prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg)
 {
 	struct prd_tx_cb *cb = prd_cb(msg);
+	u8 sink = cb->sink;	/* of a REPLY: prd_rx_gets() */
 
 	memset(cb, 0, sizeof(*cb));
 	cb->msg = msg;
+	cb->sink = sink;
 	list_add_tail(&cb->list, &conn->txq);
 }
 
@@ -532,6 +541,10 @@ static int prd_rx_frame(struct prd_conn *conn, const struct ib_wc *wc,
 		return prd_rx_cts_locked(conn, f, p, flen);
 	case PRD_FRAME_DONE:
 		return prd_rx_done_frame(conn, f, wc, resp);
+	case PRD_FRAME_GETS:
+		return prd_rx_gets(conn, f, p, flen, resp);
+	case PRD_FRAME_SINK:
+		return prd_rx_sink(conn, f, p, flen, wc, resp);
 	case PRD_FRAME_CLOSE:
 		return prd_rx_close(conn);
 	case PRD_FRAME_CLOSE_ACK:

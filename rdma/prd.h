@@ -35,7 +35,7 @@
 #include <ptl/transport.h>
 
 #define PRD_MAGIC		0x5052	/* "PR" */
-#define PRD_VERSION		3	/* 2: CTS with off, rounds; 3: CLOSE */
+#define PRD_VERSION		3	/* 2: CTS with off, rounds; 3: sinks, CLOSE */
 
 /* Frame types (first byte after the magic). */
 enum prd_frame_type {
@@ -45,8 +45,10 @@ enum prd_frame_type {
 	PRD_FRAME_RTS = 4,	/* wire header of a message to RDMA WRITE */
 	PRD_FRAME_CTS = 5,	/* where to write it: struct prd_cts */
 	PRD_FRAME_DONE = 6,	/* written (SEND with invalidate of the rkey) */
-	PRD_FRAME_CLOSE = 7,	/* idle: may we close? (close.c) */
-	PRD_FRAME_CLOSE_ACK = 8,	/* yes */
+	PRD_FRAME_GETS = 7,	/* wire header of a GET + struct prd_sink */
+	PRD_FRAME_SINK = 8,	/* the GET's REPLY is in the sink (or not) */
+	PRD_FRAME_CLOSE = 9,	/* idle: may we close? (close.c) */
+	PRD_FRAME_CLOSE_ACK = 10,	/* yes */
 };
 
 /* Frames other than these use a credit and carry (part of) a message. */
@@ -55,6 +57,20 @@ static inline bool prd_frame_is_ctl(u8 type)
 	return type == PRD_FRAME_NOOP || type == PRD_FRAME_CLOSE ||
 	       type == PRD_FRAME_CLOSE_ACK;
 }
+
+/*
+ * After the wire header of a GETS frame: where the target may RDMA WRITE
+ * the payload of the GET's REPLY, the initiator's registered reply region.
+ */
+struct prd_sink {
+	__be64 addr;		/* of the initiator's sink MR */
+	__be32 rkey;
+	__be32 rsvd;		/* 0 */
+	__be64 len;		/* bytes the MR takes: 1..PRD_RDMA_MAX */
+};
+
+/* Offset of the message type in the Portals wire header (ptl_wire.h). */
+#define PRD_WIRE_TYPE		5
 
 /*
  * After the frame header of a CTS: where to write the round of the
@@ -78,8 +94,10 @@ struct prd_frame {
 	__be16 credits;		/* receive buffers reposted for the peer */
 	__be16 rsvd1;
 	__be32 len;		/* bytes after this header */
-	__be32 cookie;		/* RTS, CTS, DONE, MORE: the RDMA slot + 1 */
-	__be64 payload;		/* FIRST, RTS: payload bytes; CTS: to write */
+	/* RTS, CTS, DONE, MORE: the RDMA slot + 1; GETS, SINK: sink + 1 */
+	__be32 cookie;
+	/* FIRST, RTS: payload bytes; CTS: to write; SINK: bytes written */
+	__be64 payload;
 };
 
 /* rdma_cm private data of the connect request and of its accept. */
@@ -151,6 +169,16 @@ struct prd_slot {
 	u32 rkey;
 };
 
+/*
+ * Target: the sink a GETS announced, until the SINK frame that answers it
+ * is posted (rsink_busy), as a peer's slots are.
+ */
+struct prd_rsink {
+	u64 addr;
+	u32 rkey;
+	u32 len;
+};
+
 /* A send or receive buffer with its work request's completion. */
 struct prd_buf {
 	struct ib_cqe cqe;
@@ -201,6 +229,16 @@ struct prd_conn {
 	struct prd_slot *txs, *rxs;
 	struct list_head rts_wait;	/* messages waiting for their CTS */
 	struct list_head ctlq;		/* target slots with a CTS to send */
+	/*
+	 * Gets whose REPLY the target RDMA WRITEs into our reply region:
+	 * sinks[i] (a struct prd_slot: sgl, mr, reg, inv; msg = the get,
+	 * round_len = the sink's bytes) from the GETS until the SINK frame
+	 * or the teardown. Target: the peer's sinks, rsink_release the ones
+	 * to release with a bare SINK frame (the GET had no REPLY).
+	 */
+	struct prd_slot *sinks;
+	struct prd_rsink rsinks[PRD_RDMA_SLOTS];
+	unsigned long rsink_busy, rsink_release;
 	unsigned int max_sge;
 	bool replays_local_ops;		/* see prd_slot_register() */
 	struct ib_cqe err_cqe;		/* of unsignalled work requests */
@@ -234,6 +272,12 @@ struct prd_tx_cb {
 	bool failed;		/* payload could not be read */
 	bool write;		/* CTS came: RDMA WRITE and DONE are next */
 	u8 cookie;		/* slot + 1 once an RTS went; 0: inline */
+	/*
+	 * A REPLY to a GETS: the initiator's sink + 1, for its payload to
+	 * be written into. Set by prd_rx_gets() on the response, kept by
+	 * prd_enqueue() (the library zeroes the scratch of new messages).
+	 */
+	u8 sink;
 };
 
 /* Counters of an interface (ptlctl iface show -s). */
@@ -253,6 +297,7 @@ enum prd_stat {
 	PRD_ST_RDMA_FALLBACKS,	/* RTS answered "send frames" */
 	PRD_ST_STALLS,		/* connections the watchdog killed */
 	PRD_ST_IDLE_CLOSES,	/* connections closed for idleness */
+	PRD_ST_SINK_GETS,	/* REPLYs written into a sink, sent or received */
 	PRD_ST_MAX
 };
 
@@ -366,6 +411,14 @@ struct prd_rx_state *prd_slot_rx(struct prd_conn *conn, u32 cookie);
 void prd_slot_rx_check(struct prd_conn *conn, u32 cookie);
 int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
 		      const struct ib_wc *wc, struct ptl_msg **resp);
+bool prd_try_sink(struct prd_conn *conn, struct prd_tx_cb *cb, int *err);
+int prd_rx_gets(struct prd_conn *conn, const struct prd_frame *f,
+		const u8 *p, u32 len, struct ptl_msg **resp);
+int prd_post_sink_reply(struct prd_conn *conn, struct prd_tx_cb *cb);
+int prd_post_release(struct prd_conn *conn);
+int prd_rx_sink(struct prd_conn *conn, const struct prd_frame *f,
+		const u8 *p, u32 len, const struct ib_wc *wc,
+		struct ptl_msg **resp);
 
 /* msg.c */
 int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
