@@ -8,8 +8,10 @@
 #
 #  1. ptl_stress: puts, gets and getputs of 0 B .. 3 MiB both ways, each
 #     verified, over connections set up on demand (those above 16 KiB by
-#     RDMA WRITE into the target's pages, over 1 MiB in rounds); then the
-#     same over a link that loses 0.5% of the packets each way;
+#     RDMA WRITE into the target's pages, over 1 MiB in rounds; gets of
+#     16 KiB .. 1 MiB by RDMA WRITE into the initiator's sink, in one
+#     round trip, larger ones the old way); then the same over a link
+#     that loses 0.5% of the packets each way;
 #  1c. idle connections close (and traffic racing with the closing
 #     handshake loses nothing);
 #  2. peer death: node 1 falls silent under traffic (netem drops all it
@@ -121,6 +123,19 @@ stall_filter_add() {
 	done
 }
 
+# Gets whose REPLY was RDMA written into their sink, sent or received
+# (the "sink_gets" column; "stat_32" for a ptlctl older than the counter).
+sink_gets() {
+	"$ptlctl" -s iface show 0 | awk '{
+		for (i = 1; i <= NF; i++)
+			if ($i == "sink_gets" || $i == "stat_32") {
+				getline
+				print $(i - 1)
+				exit
+			}
+	}'
+}
+
 # A client that keeps going until its peer or device goes away; it must
 # end with failures (not hang) well within its 60 seconds.
 client_fails() {	# client_fails PID WHAT
@@ -143,11 +158,19 @@ res_bound=$(rdma_res)
 peer_nid=$(nid_of "$PEER_IP")
 
 if [ "$NODE" = 1 ]; then
-	"$stress" server --pid 77 --clients 3 --max-size 3M \
+	clients=3
+	[ "$rdma_min" != 0 ] && clients=5
+	"$stress" server --pid 77 --clients $clients --max-size 3M \
 		--timeout-ms 120000 --quiet &
 	barrier served
 	wait $!
-	report $? "node 1: served three clients, 0 B .. 3 MiB, every message verified"
+	report $? "node 1: served $clients clients, 0 B .. 3 MiB, every message verified"
+	if [ "$rdma_min" != 0 ]; then
+		sinks=$(sink_gets)
+		[ "${sinks:-0}" -ge 12 ]
+		report $? "node 1: answered gets by RDMA WRITE into their sinks (${sinks:-0})"
+	fi
+	portals_clean "after serving"
 
 	# 1b. The same over a lossy link.
 	modprobe sch_netem 2>/dev/null
@@ -242,6 +265,19 @@ if [ "$rdma_min" != 0 ]; then
 	writes=$(rdma_writes)
 	[ "${writes:-0}" -gt 0 ]
 	report $? "node 0: large messages moved by RDMA WRITE (${writes:-0})"
+	# Gets over rdma_min, up to 1 MiB: the REPLY written into the
+	# initiator's sink, in one round trip.
+	sinks=$(sink_gets)
+	[ "${sinks:-0}" -gt 0 ]
+	report $? "node 0: large gets' replies written into their sinks (${sinks:-0})"
+	"$stress" client --server "$peer_nid:77" --id 3 --count 12 \
+		--sizes 1048576 --mix get=100 --seed 5 --timeout-ms 60000 --quiet
+	rc=$?
+	n=$(($(sink_gets) - sinks))
+	[ $rc = 0 ] && [ $n = 12 ]
+	report $? "node 0: 12 gets of 1 MiB, each answered through its sink ($n)"
+	sinks=$(sink_gets)
+	writes=$(rdma_writes)
 	# 3 MiB each: puts out and gets' replies in, in 1 MiB rounds.
 	"$stress" client --server "$peer_nid:77" --id 2 --count 12 \
 		--sizes 3145728 --mix put=50,ack=25,get=25 --seed 4 \
@@ -250,6 +286,15 @@ if [ "$rdma_min" != 0 ]; then
 	rounds=$(($(rdma_writes) - writes))
 	[ $rc = 0 ] && [ $rounds = 12 ]
 	report $? "node 0: 12 operations of 3 MiB, each by RDMA WRITE in 1 MiB rounds ($rounds)"
+	# Gets over the sink's 1 MiB: the old way (RTS/CTS, rounds).
+	writes=$(rdma_writes)
+	"$stress" client --server "$peer_nid:77" --id 4 --count 6 \
+		--sizes 3145728 --mix get=100 --seed 6 --timeout-ms 60000 --quiet
+	rc=$?
+	rounds=$(($(rdma_writes) - writes))
+	n=$(($(sink_gets) - sinks))
+	[ $rc = 0 ] && [ $rounds = 6 ] && [ $n = 0 ]
+	report $? "node 0: 6 gets of 3 MiB by RDMA WRITE in rounds ($rounds), none through a sink ($n)"
 	writes=$(rdma_writes)
 else
 	"$stress" client --server "$peer_nid:77" --id 2 --count 12 \
@@ -260,6 +305,7 @@ fi
 # 1b. Both ways lossy: Soft-RoCE retransmits after ACK timeouts (and
 # replays registrations: prd_slot_new_key()); every message still arrives
 # intact, and large ones still move by RDMA WRITE.
+portals_clean "after the clients"
 barrier lossy
 tc qdisc add dev eth0 root netem loss $loss%
 "$stress" client --server "$peer_nid:81" --id 0 --count 150 --max-size 1M \
@@ -270,6 +316,9 @@ if [ "$rdma_min" != 0 ]; then
 	lossy_writes=$(rdma_writes)
 	[ "${lossy_writes:-0}" -gt "${writes:-0}" ]
 	report $? "node 0: over the lossy link too, large messages moved by RDMA WRITE ($((${lossy_writes:-0} - ${writes:-0})))"
+	lossy_sinks=$(sink_gets)
+	[ "${lossy_sinks:-0}" -gt "${sinks:-0}" ]
+	report $? "node 0: over the lossy link too, gets through sinks ($((${lossy_sinks:-0} - ${sinks:-0})))"
 fi
 # The link did lose packets: rxe0 saw gaps or retransmitted.
 retrans=$(rdma statistic show link rxe0/1 2>/dev/null | tr ' ' '\n' |
