@@ -47,11 +47,16 @@ bool prd_conn_waiting(struct prd_conn *conn)
 
 	if (!list_empty(&conn->txq) || !list_empty(&conn->inflight) ||
 	    !list_empty(&conn->rts_wait) || !list_empty(&conn->ctlq) ||
-	    READ_ONCE(conn->in.busy))
+	    READ_ONCE(conn->in.busy) || READ_ONCE(conn->rsink_busy) ||
+	    READ_ONCE(conn->rsink_release))
 		return true;
-	/* A target slot waits for the initiator's WRITEs and DONE. */
-	for (i = 0; conn->rxs && i < PRD_RDMA_SLOTS; i++)
-		if (READ_ONCE(conn->rxs[i].busy))
+	/*
+	 * A target slot waits for the initiator's WRITEs and DONE; a get
+	 * held with its sink waits for the target's SINK frame.
+	 */
+	for (i = 0; conn->rxs && conn->sinks && i < PRD_RDMA_SLOTS; i++)
+		if (READ_ONCE(conn->rxs[i].busy) ||
+		    READ_ONCE(conn->sinks[i].busy))
 			return true;
 	return false;
 }
