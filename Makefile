@@ -7,7 +7,7 @@
 #   make demo      install what is missing, build, run the demo in guests
 #   make soak      100,000 messages between two nodes under netem faults
 #   make lint      checkpatch on kernel code, clang-format on C++, the man pages,
-#                  dkms.conf against Kbuild
+#                  dkms.conf against Kbuild, shellcheck on the shell scripts
 #   make deb       the Debian packages in build/deb (make check-packages tests them)
 #
 # On a cluster node build against the running kernel:
@@ -143,6 +143,11 @@ PLATFORM_SHIMS := kmod/ptl_platform_kernel.h kmod/core/ptl_platform_user.h
 # is the codec's user-space C++). User space: every C++ file and header.
 KERNEL_C := $(wildcard kmod/*.[ch] kmod/core/*.[ch] rtscts/*.[ch] include/ptl/*.[ch] ptlblk/*.[ch] rdma/*.[ch])
 
+# Shell: every *.sh and every file that starts with a sh or bash #! line;
+# shellcheck's warnings and errors fail, its style notes do not.
+SHELL_SCRIPTS = { git ls-files '*.sh'; git ls-files -z | xargs -0 awk \
+	'FNR == 1 { if (/^\#!.*[/ ](ba)?sh( |$$)/) print FILENAME; nextfile }'; } | sort -u
+
 lint: $(KSRC_DIR)/.stamp
 	$(CHECKPATCH) -f $(filter-out $(PLATFORM_SHIMS),$(KERNEL_C))
 	$(CHECKPATCH) --ignore NEW_TYPEDEFS -f $(PLATFORM_SHIMS)
@@ -150,6 +155,7 @@ lint: $(KSRC_DIR)/.stamp
 		grep -v -E '^(kmod|uapi|selftests|ulib/include|include|ptlblk|rdma)/|^rtscts/[^/]*\.h$$')
 	$(TOP)/tools/check-man
 	$(TOP)/tools/check-dkms
+	shellcheck -x -S warning $$($(SHELL_SCRIPTS))
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034,SC2154
+# (SC2034, SC2154: variables set here for the callers, or by them for us.)
 # Sourced by the ptlblk selftests (ptlblk_test.sh: two namespaces in one
 # guest; ptlblk_two_guests.sh: two guests): the paths, TAP lines, the
 # server, trees of files with known checksums on ext4 over /dev/ptlblk0,

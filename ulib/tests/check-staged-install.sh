@@ -9,7 +9,8 @@ trap 'rm -rf "$stage"' EXIT
 cmake --install "$build" --prefix "$stage/usr" >/dev/null
 pc=$(find "$stage" -name ptl-user.pc)
 [ -n "$pc" ] || { echo "no ptl-user.pc installed" >&2; exit 1; }
-export PKG_CONFIG_PATH="$(dirname "$pc")"
+PKG_CONFIG_PATH=$(dirname "$pc")
+export PKG_CONFIG_PATH
 cflags=$(pkg-config --cflags ptl-user)
 libs=$(pkg-config --libs ptl-user)
 case "$cflags $libs" in
