@@ -136,6 +136,13 @@ sink_gets() {
 	}'
 }
 
+# What the connections and the device say, after a failure.
+rdma_state() {
+	"$ptlctl" -s peer show iface 0 2>&1 | sed 's/^/#   /'
+	rdma res show qp 2>&1 | sed 's/^/#   /'
+	rdma statistic show link rxe0/1 2>&1 | tr -s ' ' | fold -w 160 | sed 's/^/#   /'
+}
+
 # A client that keeps going until its peer or device goes away; it must
 # end with failures (not hang) well within its 60 seconds.
 client_fails() {	# client_fails PID WHAT
@@ -164,7 +171,9 @@ if [ "$NODE" = 1 ]; then
 		--timeout-ms 120000 --quiet &
 	barrier served
 	wait $!
-	report $? "node 1: served $clients clients, 0 B .. 3 MiB, every message verified"
+	rc=$?
+	report $rc "node 1: served $clients clients, 0 B .. 3 MiB, every message verified"
+	[ $rc = 0 ] || rdma_state
 	if [ "$rdma_min" != 0 ]; then
 		sinks=$(sink_gets)
 		[ "${sinks:-0}" -ge 12 ]
@@ -259,6 +268,7 @@ client0=$!
 rc=$?
 wait $client0 || rc=1
 report $rc "node 0: two clients, 300 operations of 0 B .. 1 MiB and 0 B .. 3 MiB to the other node"
+[ $rc = 0 ] || rdma_state
 "$ptlctl" -s iface show 0 | sed 's/^/#   /'
 # The "rts" column: messages that moved by RDMA WRITE, with no copy.
 if [ "$rdma_min" != 0 ]; then
