@@ -56,6 +56,7 @@ void prd_close_idle(struct prd_conn *conn, bool idle)
 		err = prd_post_ctl(conn, PRD_FRAME_CLOSE);
 		if (err)
 			__prd_conn_kill(conn);
+		conn->sw_since = jiffies;	/* ask again after idle_s */
 	}
 	spin_unlock_bh(&conn->lock);
 }

@@ -253,7 +253,7 @@ int prd_post_ctl(struct prd_conn *conn, u8 type)
 	return prd_post_send(conn, tb, sizeof(struct prd_frame), NULL, NULL);
 }
 
-static int prd_post_noop(struct prd_conn *conn)
+int prd_post_noop(struct prd_conn *conn)
 {
 	int err = prd_post_ctl(conn, PRD_FRAME_NOOP);
 
@@ -395,7 +395,9 @@ static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool failed = false;
 
 	spin_lock_bh(&conn->lock);
-	conn->progress++;
+	/* Progress is a message frame's; a NOOP or probe proves nothing. */
+	if (!prd_frame_is_ctl(((struct prd_frame *)tb->data)->type))
+		conn->progress++;
 	list_add(&tb->free, &conn->tx_free);
 	if (wc->status != IB_WC_SUCCESS) {
 		/* Its message stays on inflight: the teardown fails it. */
@@ -576,7 +578,8 @@ static void prd_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		prd_stat_add(conn->pif, PRD_ST_BAD_FRAMES, 1);
 
 	spin_lock_bh(&conn->lock);
-	conn->progress++;
+	if (data)
+		conn->progress++;
 	conn->tx_credits += credits;
 	if (resp)	/* failed by the teardown if the connection is dead */
 		__prd_enqueue(conn, resp);

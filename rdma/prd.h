@@ -244,9 +244,10 @@ struct prd_conn {
 	struct ib_cqe err_cqe;		/* of unsignalled work requests */
 
 	struct delayed_work timer;	/* connect timeout */
-	/* Completions seen (conn->lock), and the sweep's last look. */
+	/* Message frames completed (conn->lock), and the sweep's look. */
 	u32 progress, sw_progress;
 	bool sw_waiting;
+	bool sw_probed;			/* a NOOP went for this wait */
 	unsigned long sw_since;		/* jiffies: unchanged since */
 
 	/* Idle close (close.c); conn->lock. */
@@ -425,6 +426,7 @@ int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 		  struct ib_send_wr *before, const u32 *inv_rkey);
 void prd_frame_init(struct prd_conn *conn, struct prd_frame *f, u8 type);
 int prd_post_ctl(struct prd_conn *conn, u8 type);
+int prd_post_noop(struct prd_conn *conn);
 void prd_wc_error(struct prd_conn *conn, const struct ib_wc *wc);
 struct ptl_msg *prd_rx_match(struct prd_conn *conn, const u8 *hdr,
 			     struct ptl_rx_plan *plan);

@@ -8,13 +8,17 @@
  * timeout: under 2 s), and a live peer answers an RTS with a CTS, a CTS
  * with WRITEs and a DONE, and returns credits as soon as its receive
  * handler runs. So a connection that has work outstanding and sees no
- * completion at all for progress_timeout_ms is broken, whatever broke it:
+ * message frame complete either way for progress_timeout_ms is broken,
+ * whatever broke it:
  * a peer whose node died after acknowledging our CTS (nothing of ours is
  * in flight, so RC never tells us), a provider that stalled its send
  * queue without an error (Soft-RoCE has, rdma-transport.md), a send that
  * waits forever for a receive buffer (RNR retries are unlimited). Such a
  * connection is killed like any failed one, and its operations end with
- * failure events within a bounded time.
+ * failure events within a bounded time. Halfway there it is probed with a
+ * NOOP (prd_conn_probe()), which often ends the wait sooner either way;
+ * and a quiet connection whose CQ holds unprocessed completions gets one
+ * at once (prd_conn_backlog()).
  *
  * Idle close. A connection costs a QP, a CQ and about 730 KiB of buffers
  * and slots; one to every peer ever talked to would add up to gigabytes
@@ -22,7 +26,8 @@
  * by the handshake of close.c, and made again by the next message.
  *
  * Both judge a connection by what changed since the last look: the clock
- * restarts at every completion and whenever the connection starts or
+ * restarts whenever a message frame completes (sent or received; NOOPs,
+ * probes and CLOSEs do not count) and whenever the connection starts or
  * stops waiting for something, so neither fires on a busy connection,
  * and the watchdog never on an idle one.
  */
@@ -36,6 +41,8 @@
 
 enum prd_verdict {
 	PRD_CONN_FINE,
+	PRD_CONN_SLOW,		/* half the timeout: probe it */
+	PRD_CONN_BACKLOG,	/* quiet, with completions unprocessed */
 	PRD_CONN_STALLED,
 	PRD_CONN_IDLE,
 };
@@ -61,6 +68,20 @@ bool prd_conn_waiting(struct prd_conn *conn)
 	return false;
 }
 
+/*
+ * Quiet since the last look, yet its CQ holds completions: the event that
+ * should have had them polled was lost, and nothing else will come to
+ * poll them if neither end has more to send. Soft-RoCE under load has
+ * been seen to sit like that for a minute, the peer's frames received
+ * and acknowledged but not processed, both ends idle. Re-arming with
+ * IB_CQ_REPORT_MISSED_EVENTS tells; arming an armed CQ changes nothing.
+ */
+static bool prd_conn_backlog(struct prd_conn *conn)
+{
+	return ib_req_notify_cq(conn->cq, IB_CQ_NEXT_COMP |
+				IB_CQ_REPORT_MISSED_EVENTS) > 0;
+}
+
 /* What @conn has been doing since the last look. conn->lock held. */
 static enum prd_verdict prd_conn_verdict(struct prd_conn *conn,
 					 unsigned long now)
@@ -76,16 +97,51 @@ static enum prd_verdict prd_conn_verdict(struct prd_conn *conn,
 	    waiting != conn->sw_waiting) {
 		conn->sw_progress = conn->progress;
 		conn->sw_waiting = waiting;
+		conn->sw_probed = false;
 		conn->sw_since = now;
 		return PRD_CONN_FINE;
 	}
+	if (prd_conn_backlog(conn))
+		return PRD_CONN_BACKLOG;
 	if (waiting && stall_ms &&
 	    time_after_eq(now, conn->sw_since + msecs_to_jiffies(stall_ms)))
 		return PRD_CONN_STALLED;
+	if (waiting && stall_ms && !conn->sw_probed &&
+	    time_after_eq(now, conn->sw_since + msecs_to_jiffies(stall_ms / 2)))
+		return PRD_CONN_SLOW;
 	if (!waiting && idle_s &&
 	    time_after_eq(now, conn->sw_since + idle_s * HZ))
 		return PRD_CONN_IDLE;
 	return PRD_CONN_FINE;
+}
+
+/*
+ * Half the timeout without progress: a NOOP, not counted as progress.
+ * Its completion makes the CQ deliver an event, which gets any
+ * completion whose event was lost processed (Soft-RoCE has been seen to
+ * leave received frames unprocessed for a minute until something else
+ * completed); and against a peer that is gone it exhausts RC's retries,
+ * so the connection fails in about 2 s rather than at the timeout.
+ */
+static void prd_conn_probe(struct prd_conn *conn)
+{
+	conn->sw_probed = true;
+	if (list_empty(&conn->tx_free))
+		return;
+	if (prd_post_noop(conn))
+		__prd_conn_kill(conn);
+}
+
+/*
+ * A NOOP's completion raises a CQ event, and the poll it schedules takes
+ * the backlog too.
+ */
+static void prd_conn_nudge(struct prd_conn *conn)
+{
+	pr_info_ratelimited("nid %u: completions unprocessed on a quiet connection: kicking its CQ\n",
+			    conn->nid);
+	if (!list_empty(&conn->tx_free) && prd_post_noop(conn))
+		__prd_conn_kill(conn);
 }
 
 static void prd_conn_stalled(struct prd_conn *conn)
@@ -107,7 +163,11 @@ static void prd_sweep_conns(struct prd_iface *pif)
 	list_for_each_entry(conn, &pif->conns, node) {
 		spin_lock_bh(&conn->lock);
 		v = prd_conn_verdict(conn, now);
-		if (v == PRD_CONN_STALLED)
+		if (v == PRD_CONN_SLOW)
+			prd_conn_probe(conn);
+		else if (v == PRD_CONN_BACKLOG)
+			prd_conn_nudge(conn);
+		else if (v == PRD_CONN_STALLED)
 			prd_conn_stalled(conn);
 		spin_unlock_bh(&conn->lock);
 		if (v == PRD_CONN_IDLE || READ_ONCE(conn->closing))
