@@ -2,7 +2,8 @@
 #
 #   make           build the kernel modules (kbuild) and user space (CMake)
 #   make check     install what is missing, build, run every test
-#   make check-debug   only the kselftests on the debug kernel (KASAN, ...)
+#   make check-debug   only the debug phase: the kselftests, run-net-tests.sh and
+#                  rdma_two_guests.sh on the debug kernel (KASAN, lockdep, ...)
 #   make check-kernels only the kernels phase: on Debian's 6.12 and 6.12-rt kernels,
 #                  the kselftests, run-net-tests.sh and the two-guest rtscts suite
 #   make demo      install what is missing, build, run the demo in guests
