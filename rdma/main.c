@@ -51,7 +51,7 @@ MODULE_PARM_DESC(rdma_min,
 unsigned int prd_progress_timeout_ms = 10000;
 module_param_named(progress_timeout_ms, prd_progress_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(progress_timeout_ms,
-		 "A connection with work outstanding and no completion this long is closed, and its messages fail; 0: never (default 10000)");
+		 "A connection with work outstanding and no message frame completing this long is closed, and its messages fail; 0: never (default 10000)");
 
 unsigned int prd_peer_idle_s = 60;
 module_param_named(peer_idle_s, prd_peer_idle_s, uint, 0644);

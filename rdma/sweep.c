@@ -115,6 +115,13 @@ static enum prd_verdict prd_conn_verdict(struct prd_conn *conn,
 	return PRD_CONN_FINE;
 }
 
+/* A NOOP if a send buffer is free; a failure to post kills. Lock held. */
+static void prd_conn_send_noop(struct prd_conn *conn)
+{
+	if (!list_empty(&conn->tx_free) && prd_post_noop(conn))
+		__prd_conn_kill(conn);
+}
+
 /*
  * Half the timeout without progress: a NOOP, not counted as progress.
  * Its completion makes the CQ deliver an event, which gets any
@@ -126,10 +133,7 @@ static enum prd_verdict prd_conn_verdict(struct prd_conn *conn,
 static void prd_conn_probe(struct prd_conn *conn)
 {
 	conn->sw_probed = true;
-	if (list_empty(&conn->tx_free))
-		return;
-	if (prd_post_noop(conn))
-		__prd_conn_kill(conn);
+	prd_conn_send_noop(conn);
 }
 
 /*
@@ -140,8 +144,7 @@ static void prd_conn_nudge(struct prd_conn *conn)
 {
 	pr_info_ratelimited("nid %u: completions unprocessed on a quiet connection: kicking its CQ\n",
 			    conn->nid);
-	if (!list_empty(&conn->tx_free) && prd_post_noop(conn))
-		__prd_conn_kill(conn);
+	prd_conn_send_noop(conn);
 }
 
 static void prd_conn_stalled(struct prd_conn *conn)
