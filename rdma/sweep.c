@@ -101,11 +101,12 @@ static enum prd_verdict prd_conn_verdict(struct prd_conn *conn,
 		conn->sw_since = now;
 		return PRD_CONN_FINE;
 	}
-	if (prd_conn_backlog(conn))
-		return PRD_CONN_BACKLOG;
+	/* First: kicks (no progress) must not put the bound off. */
 	if (waiting && stall_ms &&
 	    time_after_eq(now, conn->sw_since + msecs_to_jiffies(stall_ms)))
 		return PRD_CONN_STALLED;
+	if (prd_conn_backlog(conn))
+		return PRD_CONN_BACKLOG;
 	if (waiting && stall_ms && !conn->sw_probed &&
 	    time_after_eq(now, conn->sw_since + msecs_to_jiffies(stall_ms / 2)))
 		return PRD_CONN_SLOW;
