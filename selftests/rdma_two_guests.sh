@@ -72,7 +72,7 @@ bind_rdma() {
 
 # Messages this node sent or received by RDMA WRITE (the "rts" column).
 rdma_writes() {
-	"$ptlctl" -s iface show 0 | awk '/TX:/ { getline; print $4 }'
+	iface_stat TX: rts
 }
 
 # iface_stat ROW NAME: column NAME of row ROW (TX:, peers:, ...) of
@@ -131,17 +131,9 @@ stall_filter_add() {
 	done
 }
 
-# Gets whose REPLY was RDMA written into their sink, sent or received
-# (the "sink_gets" column; "stat_32" for a ptlctl older than the counter).
+# Gets whose REPLY was RDMA written into their sink, sent or received.
 sink_gets() {
-	"$ptlctl" -s iface show 0 | awk '{
-		for (i = 1; i <= NF; i++)
-			if ($i == "sink_gets" || $i == "stat_32") {
-				getline
-				print $(i - 1)
-				exit
-			}
-	}'
+	iface_stat TX: sink_gets
 }
 
 # What the connections and the device say, after a failure.
