@@ -7,7 +7,9 @@
 #
 # Environment overrides:
 #   KVER        guest kernel version (e.g. 6.1.0-56-amd64)
-#   VM_KERNEL   guest kernel image (default /boot/vmlinuz-$KVER)
+#   VM_KERNEL   guest kernel image (default: vmlinuz-$KVER from the kernel
+#               cache, tools/vm/getkernel)
+#   PTL_KERNEL_CACHE  where getkernel unpacks guest kernels
 #   VM_BUILD    cache/build directory (default <repo>/build/vm)
 
 VM_TOOLS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
@@ -28,52 +30,40 @@ warn() {
 	echo "$vm_prog: $*" >&2
 }
 
-# A kernel version is usable if its image and its modules.dep exist.
-_vm_kver_ok() {
-	[[ -n $1 && -e /boot/vmlinuz-$1 && -e /lib/modules/$1/modules.dep ]]
-}
+# Where guest kernels are unpacked (tools/vm/getkernel), outside the
+# repository so that every checkout and `make clean` share them.
+# shellcheck disable=SC2034  # used by tools/vm/getkernel
+VM_KERNEL_CACHE=${PTL_KERNEL_CACHE:-/var/cache/portals/kernels}
 
-# Print the guest kernel version.  Order: $KVER; the image that the
-# linux-image-amd64 meta-package depends on; the version that
-# tools/kernel-version builds the modules for (linux-headers-amd64); the
-# only installed kernel, if there is one.  Never "the newest": installing
-# linux-image-6.12-amd64 or -6.12-rt-amd64 (tools/install-deps does, for
-# make check's kernels phase) must not change the default guest, which is
-# the kernel the modules of `make` are built for (Debian 12's 6.1).  The
-# host's running kernel (uname -r) is deliberately ignored: it is not the
-# guest kernel.
+# Print the guest kernel version: $KVER, else the release that
+# tools/kernel-version builds the modules for (linux-headers-amd64:
+# Debian 12's 6.1).  Never "the newest" kernel around, and never the
+# host's running kernel (uname -r): it is not the guest kernel.
 vm_kver() {
-	local v dep images=()
+	local v
 	if [[ -n ${KVER:-} ]]; then
-		[[ -e /lib/modules/$KVER/modules.dep ]] ||
-			die "KVER=$KVER: /lib/modules/$KVER/modules.dep not found"
 		echo "$KVER"
 		return
 	fi
-	if command -v dpkg-query >/dev/null; then
-		# Depends: linux-image-6.1.0-56-amd64 (= 6.1.192-2)
-		dep=$(dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null || true)
-		v=$(sed -n 's/^.*linux-image-\([0-9][^ ,]*-amd64\)\(-unsigned\)\?\b.*$/\1/p' <<<"$dep")
-		if _vm_kver_ok "$v"; then
-			echo "$v"
-			return
-		fi
+	v=$("$VM_REPO_DIR/tools/kernel-version" 2>/dev/null) ||
+		die "no guest kernel: install linux-headers-amd64 (tools/install-deps) or set KVER"
+	echo "$v"
+}
+
+# Print the root under which kernel $1 has boot/vmlinuz-$1 and
+# lib/modules/$1 with depmod's indexes: its entry in the kernel cache
+# (fetched there by tools/vm/getkernel if need be, never installed on the
+# host), or / where linux-image-$1 is installed on the host anyway.
+vm_kernel_root() {
+	local k=$1 entry
+	if entry=$("$VM_TOOLS_DIR/getkernel" --cached "$k"); then
+		echo "$entry"
+	elif [[ -r /boot/vmlinuz-$k && -r /lib/modules/$k/modules.dep ]]; then
+		echo /
+	else
+		entry=$("$VM_TOOLS_DIR/getkernel" "$k") || die "cannot fetch the guest kernel $k"
+		echo "$entry"
 	fi
-	v=$("$VM_REPO_DIR/tools/kernel-version" 2>/dev/null || true)
-	if _vm_kver_ok "$v"; then
-		echo "$v"
-		return
-	fi
-	for v in /boot/vmlinuz-*; do
-		v=${v#/boot/vmlinuz-}
-		! _vm_kver_ok "$v" || images+=("$v")
-	done
-	((${#images[@]} != 1)) || {
-		echo "${images[0]}"
-		return
-	}
-	((${#images[@]})) || die "no guest kernel found: install linux-image-amd64 or set KVER"
-	die "no default guest kernel (linux-image-amd64 is not installed) among ${images[*]}: set KVER"
 }
 
 # Print "kvm" if KVM really runs a guest on this host, else "tcg".
