@@ -750,8 +750,10 @@ static bool ptl_cursor_piece(struct ptl_cursor *c, struct page **page,
 
 /**
  * ptl_mem_copy - copy bytes between the pinned pages of two MDs
- * @dst: destination MD (held by a message), @dst_off: offset in it
- * @src: source MD (held by a message), @src_off: offset in it
+ * @dst: destination MD (held by a message)
+ * @dst_off: offset in @dst
+ * @src: source MD (held by a message)
+ * @src_off: offset in @src
  * @len: bytes; both ranges must lie inside their MDs (the core checked)
  *
  * Process context, no lock held: reschedules between pages, and stops
