@@ -1373,6 +1373,7 @@ static void fuzz_once(int fd, uint32_t *known, int nknown, char *mem)
 
 TEST(ioctl_fuzzer_survives)
 {
+	struct ptl_st_rounds rounds = ptl_st_rounds(200000);
 	uint32_t known[16];
 	char *mem = pages(64);
 	int fd = dev_open();
@@ -1382,15 +1383,16 @@ TEST(ioctl_fuzzer_survives)
 	ASSERT_EQ(PTL_OK, ni_init(fd, PTL_PID_ANY, &known[0], &known[1]));
 	for (i = 2; i < 16; i++)
 		known[i] = known[0] + i;
-	for (i = 0; i < 200000; i++) {
+	while (ptl_st_round(&rounds)) {
 		fuzz_once(fd, known, 16, mem);
-		if (i % 20000 == 0) {
+		if (rounds.done % 20000 == 0) {
 			close(fd);
 			fd = dev_open();
 			ni_init(fd, PTL_PID_ANY, &known[0], &known[1]);
 		}
 	}
 	close(fd);
+	ptl_st_rounds_done(&rounds, "random ioctls");
 	EXPECT_EQ(0, sysfs_wait("pinned_pages", 0));
 	EXPECT_EQ(0, sysfs_wait("nis", 0));
 }

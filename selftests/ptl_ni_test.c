@@ -22,6 +22,7 @@
 #include <portals3.h>
 
 #include "kselftest_harness.h"
+#include "ptl_selftest.h"
 
 static unsigned int expected_nid(void)
 {
@@ -480,6 +481,7 @@ static void *hammer_get_id(void *arg)
 
 TEST(concurrent_calls_race_safely_with_fini)
 {
+	struct ptl_st_rounds rounds = ptl_st_rounds(2000);
 	struct hammer h = { 0 };
 	pthread_t threads[3];
 	ptl_process_id_t id;
@@ -491,7 +493,7 @@ TEST(concurrent_calls_race_safely_with_fini)
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, pthread_create(&threads[i], NULL, hammer_get_id,
 					    &h));
-	for (i = 0; i < 2000; i++) {
+	while (ptl_st_round(&rounds)) {
 		ptl_handle_ni_t old = h.ni, ni;
 
 		ASSERT_EQ(PTL_OK, PtlNIFini(old));
@@ -505,6 +507,7 @@ TEST(concurrent_calls_race_safely_with_fini)
 	__atomic_store_n(&h.stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < 3; i++)
 		pthread_join(threads[i], NULL);
+	ptl_st_rounds_done(&rounds, "NI reopens raced");
 	EXPECT_EQ(0, h.bad);
 	PtlFini();
 }

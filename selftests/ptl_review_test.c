@@ -190,7 +190,8 @@ TEST_F(ro, mprotect_race_with_attach_leaks_nothing)
 	struct ptl_ioc_md_attach *a;
 	struct ptl_ioc_eq_alloc *e;
 	long mds = ptl_st_counter("mds"), eqs = ptl_st_counter("eqs");
-	int i, ok = 0, efault = 0;
+	struct ptl_st_rounds rounds = ptl_st_rounds(3000);
+	int ok = 0, efault = 0;
 	pthread_t t;
 
 	ASSERT_NE(MAP_FAILED, buf);
@@ -200,7 +201,7 @@ TEST_F(ro, mprotect_race_with_attach_leaks_nothing)
 	a = f.page;
 	e = (struct ptl_ioc_eq_alloc *)((char *)f.page + 1024);
 	ASSERT_EQ(0, pthread_create(&t, NULL, flip_protection, &f));
-	for (i = 0; i < 3000; i++) {
+	while (ptl_st_round(&rounds)) {
 		struct ptl_ioc_md_attach init = {
 			.size = sizeof(init), .flags = PTL_MD_ATTACH_BIND,
 			.handle = self->ni, .unlink = PTL_RETAIN,
@@ -212,7 +213,7 @@ TEST_F(ro, mprotect_race_with_attach_leaks_nothing)
 						  .ni_handle = self->ni,
 						  .count = 64 };
 		struct ptl_ioc_handle h = { .size = sizeof(h) };
-		bool is_eq = i & 1;
+		bool is_eq = rounds.done & 1;
 		int rc;
 
 		/* The page may be read-only right now: retry the setup. */
@@ -408,27 +409,29 @@ TEST(ni_lookup_races_ni_fini)
 {
 	struct ni_race r = { .fd = open(PTL_DEVICE_PATH, O_RDWR | O_CLOEXEC) };
 	long nis = ptl_st_counter("nis");
+	struct ptl_st_rounds rounds = ptl_st_rounds(20000);
 	pthread_t t;
-	int i, found = 0;
+	int found = 0;
 
 	ASSERT_LE(0, r.fd);
 	ASSERT_EQ(0, pthread_create(&t, NULL, ni_reinit_loop, &r));
-	for (i = 0; i < 20000; i++) {
+	while (ptl_st_round(&rounds)) {
+		bool alloc = rounds.done & 1;
 		struct ptl_ioc_ni_status st = { .size = sizeof(st),
 						.ni_handle = r.ni,
 						.reg = PTL_SR_DROP_COUNT };
 		struct ptl_ioc_eq_alloc e = { .size = sizeof(e),
 					      .ni_handle = r.ni, .count = 2 };
-		int rc = ioctl(r.fd, (i & 1) ? PTL_IOC_EQ_ALLOC :
-					       PTL_IOC_NI_STATUS,
-			       (i & 1) ? (void *)&e : (void *)&st);
+		int rc = ioctl(r.fd, alloc ? PTL_IOC_EQ_ALLOC :
+					     PTL_IOC_NI_STATUS,
+			       alloc ? (void *)&e : (void *)&st);
 
 		ASSERT_TRUE(rc == PTL_OK || rc == PTL_NI_INVALID);
 		found += rc == PTL_OK;
 	}
 	r.stop = true;
 	pthread_join(t, NULL);
-	TH_LOG("%d of %d lookups found the NI", found, i);
+	TH_LOG("%d of %ld lookups found the NI", found, rounds.done);
 	close(r.fd);
 	EXPECT_EQ(nis, ptl_st_counter("nis"));
 }
@@ -468,12 +471,12 @@ static void *eq_free_ahead(void *arg)
 TEST_F(ro, eq_alloc_races_eq_free_of_its_handle)
 {
 	struct eq_race r = { .fd = self->fd, .ni = self->ni };
+	struct ptl_st_rounds rounds = ptl_st_rounds(5000);
 	long eqs = ptl_st_counter("eqs");
 	pthread_t t;
-	int i;
 
 	ASSERT_EQ(0, pthread_create(&t, NULL, eq_free_ahead, &r));
-	for (i = 0; i < 5000; i++) {
+	while (ptl_st_round(&rounds)) {
 		struct ptl_ioc_eq_alloc e = { .size = sizeof(e),
 					      .ni_handle = self->ni,
 					      .count = 2 };
@@ -488,6 +491,7 @@ TEST_F(ro, eq_alloc_races_eq_free_of_its_handle)
 	}
 	r.stop = true;
 	pthread_join(t, NULL);
+	ptl_st_rounds_done(&rounds, "EQ allocations raced");
 	EXPECT_EQ(eqs, ptl_st_counter("eqs"));
 }
 

@@ -52,6 +52,52 @@ static inline long long ptl_st_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Rounds of a race or a hammering loop.  Such a loop ends after @max
+ * rounds or after PTL_ST_ROUNDS_MS, whichever comes first: on the debug
+ * kernel (KASAN, lockdep, kmemleak) or on a loaded host the same rounds
+ * take many times longer, and the test must then do fewer rounds, not
+ * run into the harness's 30 s limit.  What each round checks is asserted
+ * as before; ptl_st_rounds_done() says how many ran.
+ *
+ *	struct ptl_st_rounds r = ptl_st_rounds(5000);
+ *	while (ptl_st_round(&r)) { ... }
+ */
+#define PTL_ST_ROUNDS_MS	10000
+
+struct ptl_st_rounds {
+	long done, max;
+	long long deadline_ms;
+};
+
+static inline struct ptl_st_rounds ptl_st_rounds(long max)
+{
+	struct ptl_st_rounds r = {
+		.max = max,
+		.deadline_ms = ptl_st_now_ms() + PTL_ST_ROUNDS_MS,
+	};
+
+	return r;
+}
+
+/* Whether to run another round; at least one always runs. */
+static inline bool ptl_st_round(struct ptl_st_rounds *r)
+{
+	if (r->done >= r->max)
+		return false;
+	if (r->done && ptl_st_now_ms() >= r->deadline_ms)
+		return false;
+	r->done++;
+	return true;
+}
+
+static inline void ptl_st_rounds_done(const struct ptl_st_rounds *r,
+				      const char *what)
+{
+	printf("# %s: %ld of %ld rounds%s\n", what, r->done, r->max,
+	       r->done < r->max ? " (time budget reached)" : "");
+}
+
 /* ---- checks usable in any process (peers included) ---- */
 
 /* Exit status of a failed check: 10..109, never 0, 4 or 255 (skip). */
