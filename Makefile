@@ -1,15 +1,22 @@
 # Portals for Linux: top-level driver.
 #
 #   make           build the kernel modules (kbuild) and user space (CMake)
-#   make check     install what is missing, build, run every test
-#   make check-debug   only the debug phase: the kselftests, run-net-tests.sh and
-#                  rdma_two_guests.sh on the debug kernel (KASAN, lockdep, ...)
-#   make check-kernels only the kernels phase: on Debian's 6.12 and 6.12-rt kernels,
-#                  the kselftests, run-net-tests.sh and the two-guest rtscts suite
 #   make demo      install what is missing, build, run the demo in guests
+#
+# Tests, in three tiers (Documentation/testing.md has their times):
+#   make check-quick   no guest, no root, a few minutes: the modules with
+#                  W=1, the user build, lint on what changed, unit tests
+#   make check     install what is missing, build, and run every suite that
+#                  guards correctness on the default kernel (what CI runs)
+#   make check-all     make check, then the other kernels, the packages,
+#                  the rest of the debug kernel's suites and the soak
+#   make check-PHASE   one phase of those (after the build it needs):
+#                  $(CHECK_PHASE_TARGETS)
+#
 #   make soak      100,000 messages between two nodes under netem faults
-#   make lint      checkpatch on kernel code, clang-format on C++, the man pages,
-#                  dkms.conf against Kbuild, shellcheck on the shell scripts
+#   make lint      checkpatch on kernel code, clang-format on C++, the man
+#                  pages, dkms.conf against Kbuild, shellcheck on the shell
+#                  scripts (make lint-changed: only what changed)
 #   make deb       the Debian packages in build/deb (make check-packages tests them)
 #
 # On a cluster node build against the running kernel:
@@ -35,7 +42,7 @@ SELFTEST_CFLAGS := -O2 -g -Wall -Werror -pthread -isystem $(KSRC_DIR) \
 	-I$(TOP)/uapi -I$(TOP)/ulib/include
 
 .PHONY: all modules user selftests deps check demo lint clean
-.PHONY: debug-kernel debug-modules check-debug check-kernels
+.PHONY: debug-kernel debug-modules
 
 all: modules user selftests
 
@@ -76,11 +83,45 @@ $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) \
 
 selftests: $(SELFTEST_BINS)
 
+# The test phases of tools/run-checks; make check-PHASE runs one.
+CHECK_PHASES := lint unit asan fuzz vm-selftest kselftests network debug
+ALL_ONLY_PHASES := debug-extra packages kernels soak
+CHECK_PHASE_TARGETS := $(addprefix check-,modules-w1 lint-changed $(CHECK_PHASES) $(ALL_ONLY_PHASES))
+.PHONY: check-quick check-all deps-all $(CHECK_PHASE_TARGETS)
+
+# What check-all's phases need beyond check's: the other kernels, the
+# packaging tools.
+deps-all:
+	@$(TOP)/tools/install-deps --all
+
+# No guest and no root: what a developer runs before every commit.
+check-quick: user
+	$(TOP)/tools/run-checks quick
+
 # The module under test fills uninitialised stack variables with a pattern
 # (see Kbuild); a later plain `make` rebuilds it as users get it.
 check: deps
 	$(MAKE) all PTL_PATTERN_INIT=1
-	$(TOP)/tools/run-checks
+	$(TOP)/tools/run-checks check
+
+check-all: deps-all
+	$(MAKE) all PTL_PATTERN_INIT=1
+	$(TOP)/tools/run-checks all
+
+# One phase; lint and the unit phases need only the user build (and the
+# kselftest headers), the guest phases the whole build.
+check-lint check-lint-changed: $(KSRC_DIR)/.stamp
+	$(TOP)/tools/run-checks $(@:check-%=%)
+check-modules-w1:
+	$(TOP)/tools/run-checks modules-w1
+check-unit check-asan check-fuzz: user
+	$(TOP)/tools/run-checks $(@:check-%=%)
+check-vm-selftest check-kselftests check-network check-debug check-debug-extra check-soak: deps
+	$(MAKE) all PTL_PATTERN_INIT=1
+	$(TOP)/tools/run-checks $(@:check-%=%)
+check-packages check-kernels: deps-all
+	$(MAKE) all PTL_PATTERN_INIT=1
+	$(TOP)/tools/run-checks $(@:check-%=%)
 
 # The debug kernel (KASAN, KFENCE, lockdep, kmemleak, UBSAN, ...; built
 # once per machine and cached outside the repository, see
@@ -91,17 +132,6 @@ debug-kernel:
 
 debug-modules:
 	BUILD=$(BUILD) $(TOP)/tools/vm/mkdebugmodules PTL_PATTERN_INIT=1
-
-# Only the debug-kernel phase of `make check` (which builds the modules).
-check-debug: deps
-	$(MAKE) all PTL_PATTERN_INIT=1
-	$(TOP)/tools/run-checks debug
-
-# Only the kernels phase: the modules built for Debian's 6.12 and 6.12-rt
-# in $(BUILD)/modules-KVER (tools/vm/mkmodules), the kselftests on each.
-check-kernels: deps
-	$(MAKE) user selftests
-	$(TOP)/tools/run-checks kernels
 
 demo: deps
 	$(MAKE) all
@@ -126,15 +156,12 @@ bench: all
 # make deb: the Debian packages of debian/ (portals-dkms, libptl-user0,
 # libptl-user-dev, portals-utils) built by dpkg-buildpackage from a copy of
 # the tree, into $(BUILD)/deb/, then lintian (tools/build-deb).
-# make check-packages (root): installs them into a clean mmdebstrap root,
+# make check-packages (root): builds them, installs them into a clean mmdebstrap root,
 # DKMS builds the modules, a guest loads them and runs a program built with
 # pkg-config ptl-user, apt-get purge leaves nothing (tools/check-packages).
-.PHONY: deb check-packages
+.PHONY: deb
 deb:
 	BUILD=$(BUILD) $(TOP)/tools/build-deb
-
-check-packages:
-	BUILD=$(BUILD) $(TOP)/tools/check-packages
 
 CHECKPATCH = $(KSRC_DIR)/scripts/checkpatch.pl --no-tree --quiet \
 	--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES
@@ -150,14 +177,42 @@ KERNEL_C := $(wildcard kmod/*.[ch] kmod/core/*.[ch] rtscts/*.[ch] include/ptl/*.
 SHELL_SCRIPTS = { git ls-files '*.sh'; git ls-files -z | xargs -0 awk \
 	'FNR == 1 { if (/^\#!.*[/ ](ba)?sh( |$$)/) print FILENAME; nextfile }'; } | sort -u
 
+# The C++ clang-format checks: every .cc and every header that is not
+# kernel code or a C header of the API.
+CPP_FORMATTED = $(shell git ls-files '*.cc' '*.h' | \
+	grep -v -E '^(kmod|uapi|selftests|ulib/include|include|ptlblk|rdma)/|^rtscts/[^/]*\.h$$')
+
+# The C++ clang-format checks: every .cc and every header that is not
+# kernel code or a C header of the API.
+CPP_FORMATTED = $(shell git ls-files '*.cc' '*.h' | \
+	grep -v -E '^(kmod|uapi|selftests|ulib/include|include|ptlblk|rdma)/|^rtscts/[^/]*\.h$$')
+
 lint: $(KSRC_DIR)/.stamp
 	$(CHECKPATCH) -f $(filter-out $(PLATFORM_SHIMS),$(KERNEL_C))
 	$(CHECKPATCH) --ignore NEW_TYPEDEFS -f $(PLATFORM_SHIMS)
-	clang-format --dry-run --Werror $$(git ls-files '*.cc' '*.h' | \
-		grep -v -E '^(kmod|uapi|selftests|ulib/include|include|ptlblk|rdma)/|^rtscts/[^/]*\.h$$')
+	clang-format --dry-run --Werror $(CPP_FORMATTED)
 	$(TOP)/tools/check-man
 	$(TOP)/tools/check-dkms
 	shellcheck -x -S warning $$($(SHELL_SCRIPTS))
+
+# make lint-changed: the same checks on what differs from the upstream
+# branch (committed or not, and new files), else from HEAD.
+LINT_BASE ?= $(shell git merge-base HEAD @{upstream} 2>/dev/null || echo HEAD)
+CHANGED = $(shell { git diff --name-only --diff-filter=d $(LINT_BASE) --; \
+	git ls-files --others --exclude-standard; } | sort -u)
+.PHONY: lint-changed
+lint-changed: $(KSRC_DIR)/.stamp
+	@echo "lint-changed: $(words $(CHANGED)) files changed since $(LINT_BASE)"
+	$(if $(filter-out $(PLATFORM_SHIMS),$(filter $(KERNEL_C),$(CHANGED))), \
+		$(CHECKPATCH) -f $(filter-out $(PLATFORM_SHIMS),$(filter $(KERNEL_C),$(CHANGED))))
+	$(if $(filter $(PLATFORM_SHIMS),$(CHANGED)), \
+		$(CHECKPATCH) --ignore NEW_TYPEDEFS -f $(filter $(PLATFORM_SHIMS),$(CHANGED)))
+	$(if $(filter $(CPP_FORMATTED),$(CHANGED)), \
+		clang-format --dry-run --Werror $(filter $(CPP_FORMATTED),$(CHANGED)))
+	$(if $(filter man/%,$(CHANGED)),$(TOP)/tools/check-man)
+	$(if $(filter dkms.conf Kbuild,$(CHANGED)),$(TOP)/tools/check-dkms)
+	$(if $(filter $(shell $(SHELL_SCRIPTS)),$(CHANGED)), \
+		shellcheck -x -S warning $(filter $(shell $(SHELL_SCRIPTS)),$(CHANGED)))
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
