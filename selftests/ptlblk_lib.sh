@@ -20,6 +20,16 @@ slog=/tmp/ptlblk-server.log
 # shellcheck source-path=SCRIPTDIR source=tap.sh
 . "$top/selftests/tap.sh"
 
+# blkdev_ready: /dev/ptlblk0 is there. Guests run no udevd (devtmpfs
+# makes the node as the disk is added) and a fresh host may have no udev
+# at all; where it runs, its queue is waited for first.
+blkdev_ready() {
+	if command -v udevadm >/dev/null; then
+		udevadm settle 2>/dev/null
+	fi
+	[ -b /dev/ptlblk0 ]
+}
+
 # start_server: ptlblk-server exporting $img, in the background (sets
 # server_pid); it is up when its NI is (ptlctl ni show lists pid 42)
 server_pid=

@@ -85,8 +85,7 @@ start_server
 report $? "ptlblk-server serves a ${size_mb} MiB file on node b"
 "$ptlctl" blk attach $nid_b timeout $timeout_s
 report $? "ptlctl blk attach $nid_b"
-udevadm settle 2>/dev/null
-[ -b /dev/ptlblk0 ] && [ "$(cat /sys/block/ptlblk0/size)" = $((size_mb * 2048)) ]
+blkdev_ready && [ "$(cat /sys/block/ptlblk0/size)" = $((size_mb * 2048)) ]
 report $? "/dev/ptlblk0 exists with the server's size"
 "$ptlctl" -s blk show | sed 's/^/# /'
 # The file system leaves the device's last 16 MiB alone: the raw-device
@@ -118,7 +117,7 @@ $ip netns exec b $tc qdisc del dev vb root
 # hung task, and the kernel's warning fails the run.
 echo 45 >/proc/sys/kernel/hung_task_timeout_secs
 "$ptlctl" blk detach 0 && "$ptlctl" blk attach $nid_b timeout $kill_timeout_s >/dev/null &&
-	udevadm settle 2>/dev/null && [ -b /dev/ptlblk0 ]
+	blkdev_ready
 report $? "detach, attach again with a ${kill_timeout_s} s request timeout"
 timeout_s=$kill_timeout_s
 writer_start
@@ -137,7 +136,7 @@ counters_back "the server killed, the device detached"
 start_server
 report $? "ptlblk-server restarted"
 "$ptlctl" blk attach $nid_b timeout $timeout_s &&
-	udevadm settle 2>/dev/null && [ -b /dev/ptlblk0 ]
+	blkdev_ready
 report $? "attached again without reloading any module"
 # The journal replays what the kill interrupted; fsck repairs the rest
 # (the big file was cut short); the trees written earlier are intact.
@@ -158,7 +157,7 @@ bound=$((depth_timeout_s + peer_timeout_ms / 1000 + 20))
 # full_queue: attach, start fio, wait for 64 writes in flight
 full_queue() {
 	"$ptlctl" blk attach $nid_b timeout $depth_timeout_s >/dev/null &&
-		udevadm settle 2>/dev/null && [ -b /dev/ptlblk0 ]
+		blkdev_ready
 	report $? "$1: attached with a ${depth_timeout_s} s request timeout"
 	fio --name=depth --filename=/dev/ptlblk0 --ioengine=libaio --direct=1 \
 		--rw=randwrite --bs=64k --iodepth=64 --offset=$((size_mb - 16))M \
@@ -225,7 +224,7 @@ counters_back "link deleted with 64 writes in flight"
 make_link
 report $? "a new veth pair, interface 0 bound again on both ends"
 start_server && "$ptlctl" blk attach $nid_b timeout $timeout_s >/dev/null &&
-	udevadm settle 2>/dev/null && [ -b /dev/ptlblk0 ]
+	blkdev_ready
 report $? "the server restarted, attached again"
 fsck_report -n "fsck.ext4 -f: the file system is clean"
 "$ptlctl" blk detach 0

@@ -104,7 +104,7 @@ attach() {	# attach TIMEOUT: retry while the server starts
 	local i
 	for ((i = 0; i < 30; i++)); do
 		"$ptlctl" blk attach "$PEER_IP" timeout "$1" >/dev/null 2>&1 &&
-			udevadm settle 2>/dev/null && [ -b /dev/ptlblk0 ] && return 0
+			blkdev_ready && return 0
 		sleep 1
 	done
 	return 1
