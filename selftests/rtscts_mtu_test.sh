@@ -10,7 +10,8 @@
 #   |  iface 0: va, nid 1  ------- veth -------  iface 1: vb, nid 2 |
 #   +-----------------------------------------------------------+
 #
-# As uid 1000 mapped to root there, it
+# The module parameter eager_max refuses more than its bound (1 MiB) too.
+# As uid 1000 mapped to root there, the user
 #   1. asks for eager 4294967295 (refused: eager_max has a bound);
 #   2. lowers the bound veth's MTU to 200 (taken, and the interface shows
 #      it), then to 68, below the 160 bytes of a MSG frame's headers
@@ -86,6 +87,11 @@ modprobe veth &&
 	insmod "$moddir/ptl.ko" nid=7 &&
 	insmod "$moddir/ptl_rtscts.ko" peer_timeout_ms=2000
 report $? "ptl.ko and ptl_rtscts.ko loaded"
+param=/sys/module/ptl_rtscts/parameters/eager_max
+! echo 4294967295 2>/dev/null >$param && [ "$(cat $param)" = 16384 ]
+report $? "module parameter eager_max refuses 4294967295 ($(cat $param))"
+echo 1048576 >$param && [ "$(cat $param)" = 1048576 ] && echo 16384 >$param
+report $? "module parameter eager_max takes 1048576, its bound"
 echo "# uid $user, unshare -Urn:"
 userns_run "$user" "$top/selftests/rtscts_mtu_test.sh" --inner
 rc=$?
