@@ -868,9 +868,14 @@ int ptl_mem_from_buf(struct ptlc_md *dst, u64 off, const void *buf, u64 len)
 int ptl_mem_frags(struct ptlc_md *md, u64 off, u64 len, struct sk_buff *skb)
 {
 	struct ptl_cursor c;
+	unsigned int room;
 
 	if (!len)
 		return 0;
+	/* skb->len, data_len and truesize are 32 bits: none may wrap. */
+	if (check_add_overflow(skb->truesize, (unsigned int)len, &room) ||
+	    len > UINT_MAX)
+		return -EMSGSIZE;
 	if (ptl_cursor_init(&c, md, off, len))
 		return -EFAULT;
 	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;

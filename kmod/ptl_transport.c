@@ -13,8 +13,11 @@
  * free its state.
  *
  * Binding changes run under RTNL: netlink takes it, and the netdevice
- * notifier that unbinds a device being unregistered (ip link del, its
- * namespace going away, module unload of its driver) runs under it.
+ * notifier runs under it. The notifier unbinds a device being unregistered
+ * (ip link del, its namespace going away, module unload of its driver) or
+ * one that changed type, refuses a type change while bound, and hands an
+ * MTU change to the transport, which refuses one its frames cannot live
+ * with (ptl_netdev_event).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -265,28 +268,72 @@ int ptl_unbind(struct ptl_iface *iface)
 	return 0;
 }
 
-/* Unbinds every interface bound to @dev (it is being unregistered). */
-static void ptl_unbind_dev(struct net_device *dev)
+/* The transport checks the device's new MTU; an error refuses it. */
+static int ptl_dev_changed(struct ptl_iface *iface, struct ptl_binding *b,
+			   unsigned long event)
 {
-	struct ptl_net *pn = ptl_net(dev_net(dev));
-	u32 i;
+	int err;
 
-	for (i = 0; i < PTL_MAX_INTERFACES; i++) {
-		struct ptl_binding *b;
+	if (!b->t->ops->dev_changed)
+		return 0;
+	err = b->t->ops->dev_changed(b, event, NULL);
+	if (err)
+		net_info_ratelimited("%s is bound to Portals interface %u through %s, which refuses MTU %u (%d)\n",
+				     netdev_name(b->dev), iface->index,
+				     b->t->name, READ_ONCE(b->dev->mtu), err);
+	return err;
+}
 
-		b = rtnl_dereference(pn->ifaces[i].binding);
-		if (b && b->dev == dev)
-			ptl_unbind(&pn->ifaces[i]);
+/* @event for the binding @b of @iface to the device; an error refuses it. */
+static int ptl_binding_event(struct ptl_iface *iface, struct ptl_binding *b,
+			     unsigned long event)
+{
+	switch (event) {
+	case NETDEV_UNREGISTER:
+	case NETDEV_POST_TYPE_CHANGE:
+		ptl_unbind(iface);
+		return 0;
+	case NETDEV_PRE_TYPE_CHANGE:
+		net_info_ratelimited("%s is bound to Portals interface %u: its type cannot change\n",
+				     netdev_name(b->dev), iface->index);
+		return -EBUSY;
+	case NETDEV_CHANGEMTU:
+		return ptl_dev_changed(iface, b, event);
+	default:
+		return 0;
 	}
 }
 
+/*
+ * What a frame on a bound device may be is the transport's to check, and
+ * it must hear of every change: an MTU (refused if its frames would not
+ * fit: dev_set_mtu() then restores the old one), a type (refused; a
+ * device that changes type anyway, like one that goes away, is unbound).
+ * Every interface of the device's namespace bound to it is told, until
+ * one refuses.
+ */
 static int ptl_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct ptl_net *pn;
+	u32 i;
 
-	if (event == NETDEV_UNREGISTER)
-		ptl_unbind_dev(dev);
+	if (event != NETDEV_UNREGISTER && event != NETDEV_POST_TYPE_CHANGE &&
+	    event != NETDEV_PRE_TYPE_CHANGE && event != NETDEV_CHANGEMTU)
+		return NOTIFY_DONE;
+	pn = ptl_net(dev_net(dev));
+	for (i = 0; i < PTL_MAX_INTERFACES; i++) {
+		struct ptl_binding *b;
+		int err;
+
+		b = rtnl_dereference(pn->ifaces[i].binding);
+		if (!b || b->dev != dev)
+			continue;
+		err = ptl_binding_event(&pn->ifaces[i], b, event);
+		if (err)
+			return notifier_from_errno(err);
+	}
 	return NOTIFY_DONE;
 }
 

@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <p3api/misc.h>
 #include <p3api/types.h>
@@ -209,16 +210,22 @@ static int prd_post_data(struct prd_conn *conn, struct prd_tx_cb *cb)
 	u64 len = ptl_msg_len(msg);
 	struct prd_frame *f = tb->data;
 	u8 *p = (u8 *)(f + 1);
-	u32 room = conn->frame_size - sizeof(*f);
-	u32 chunk;
+	u32 hdrs = sizeof(*f) + (cb->started ? 0 : PTL_WIRE_HDR_LEN);
+	u32 room, chunk;
 	int err;
 
+	/*
+	 * Both ends' frame_size holds a FIRST frame and a byte
+	 * (prd_conn_data_check, prd_init): there is room. Checked all the
+	 * same, so that a frame never outgrows its buffer.
+	 */
+	if (check_sub_overflow(conn->frame_size, hdrs, &room) || !room)
+		return -EPROTO;
 	prd_frame_init(conn, f, cb->started ? PRD_FRAME_MORE : PRD_FRAME_FIRST);
 	if (!cb->started) {
 		f->payload = cpu_to_be64(len);
 		memcpy(p, ptl_msg_hdr(msg), PTL_WIRE_HDR_LEN);
 		p += PTL_WIRE_HDR_LEN;
-		room -= PTL_WIRE_HDR_LEN;
 	}
 	chunk = min_t(u64, room, len - cb->off);
 	/* Pinned memory cannot fault; if it did, the frame still goes. */

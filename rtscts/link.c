@@ -38,10 +38,14 @@
 #include "rtscts.h"
 #include "rtscts_trace.h"
 
-/* The transmit unit: the device's MTU, capped by the 16-bit frame_len. */
+/*
+ * The transmit unit: the device's MTU as last checked (rtscts_set_mtu),
+ * capped by the 16-bit frame_len. Frame room comes from this alone
+ * (rtscts_frame_room), never from dev->mtu, which may change under us.
+ */
 u32 rtscts_mtu(const struct rtscts_if *rif)
 {
-	return min_t(u32, READ_ONCE(rif->dev->mtu), RTSCTS_MAX_FRAME);
+	return READ_ONCE(rif->mtu);
 }
 
 /*
@@ -110,18 +114,28 @@ static u16 rtscts_pcsum(const struct sk_buff *skb, u16 from, u16 to)
 
 /* ---- sending ---- */
 
-/* An skb with room for the link header and @linear bytes of frame. */
-struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, unsigned int linear,
+/*
+ * An skb with room for the link header and @linear bytes of frame (at
+ * most RTSCTS_MAX_FRAME). The device's head and tail room are read once:
+ * they may change meanwhile, and the reserve must be what was allocated.
+ */
+struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, size_t linear,
 				 gfp_t gfp)
 {
 	struct net_device *dev = rif->dev;
+	size_t head = LL_RESERVED_SPACE(dev);
+	size_t size;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + linear +
-			dev->needed_tailroom, gfp);
+	if (linear > RTSCTS_MAX_FRAME ||
+	    check_add_overflow(head, linear, &size) ||
+	    check_add_overflow(size, (size_t)READ_ONCE(dev->needed_tailroom),
+			       &size))
+		return NULL;
+	skb = alloc_skb(size, gfp);
 	if (!skb)
 		return NULL;
-	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reserve(skb, head);
 	skb_reset_network_header(skb);
 	return skb;
 }
@@ -315,6 +329,16 @@ static u32 rtscts_incarnation(void)
 	return next;
 }
 
+static int rtscts_check_mtu(unsigned int mtu, struct netlink_ext_ack *extack)
+{
+	if (mtu < RTSCTS_MIN_MTU) {
+		NL_SET_ERR_MSG(extack,
+			       "the device's MTU is below 161, the headers of a frame and a byte");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int rtscts_check_dev(struct net_device *dev,
 			    struct netlink_ext_ack *extack)
 {
@@ -322,8 +346,38 @@ static int rtscts_check_dev(struct net_device *dev,
 		NL_SET_ERR_MSG(extack, "rtscts needs an Ethernet device");
 		return -EINVAL;
 	}
-	if (dev->mtu < RTSCTS_MIN_MTU) {
-		NL_SET_ERR_MSG(extack, "the device's MTU is too small");
+	return rtscts_check_mtu(READ_ONCE(dev->mtu), extack);
+}
+
+/* Takes the device's MTU if frames fit in it; RTNL (or not yet bound). */
+static int rtscts_set_mtu(struct rtscts_if *rif, struct netlink_ext_ack *extack)
+{
+	unsigned int mtu = READ_ONCE(rif->dev->mtu);
+	int err = rtscts_check_mtu(mtu, extack);
+
+	if (!err)
+		WRITE_ONCE(rif->mtu, min_t(u32, mtu, RTSCTS_MAX_FRAME));
+	return err;
+}
+
+/*
+ * NETDEV_CHANGEMTU: an MTU too small for a MSG frame is refused (the old
+ * one comes back) and, should the refusal be ignored, not taken: frames
+ * stay within the last MTU that was checked.
+ */
+int rtscts_dev_changed(struct ptl_binding *b, unsigned long event,
+		       struct netlink_ext_ack *extack)
+{
+	if (event != NETDEV_CHANGEMTU)
+		return 0;
+	return rtscts_set_mtu(ptl_binding_priv(b), extack);
+}
+
+static int rtscts_check_cfg(const struct ptl_bind_config *cfg,
+			    struct netlink_ext_ack *extack)
+{
+	if (cfg->eager_max > RTSCTS_MAX_EAGER) {
+		NL_SET_ERR_MSG(extack, "eager is at most 1048576 bytes (1M)");
 		return -EINVAL;
 	}
 	return 0;
@@ -344,6 +398,8 @@ int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
 	int err;
 
 	err = rtscts_check_dev(dev, extack);
+	if (!err)
+		err = rtscts_check_cfg(cfg, extack);
 	if (err)
 		return err;
 	rif = kzalloc(sizeof(*rif), GFP_KERNEL);
@@ -351,9 +407,10 @@ int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
 		return -ENOMEM;
 	rif->b = b;
 	rif->dev = dev;
+	rtscts_set_mtu(rif, NULL);	/* checked above, under RTNL */
 	rif->ethertype = cfg->ethertype ? cfg->ethertype :
 					  PTL_ETHERTYPE_DEFAULT;
-	rif->eager_max = rtscts_eager_max;
+	rif->eager_max = min(READ_ONCE(rtscts_eager_max), RTSCTS_MAX_EAGER);
 	rtscts_apply(rif, cfg);
 	rif->incarnation = rtscts_incarnation();
 	atomic_set(&rif->next_stream, 1);
@@ -375,7 +432,10 @@ int rtscts_configure(struct ptl_binding *b, const struct ptl_bind_config *cfg,
 		     struct netlink_ext_ack *extack)
 {
 	struct rtscts_if *rif = ptl_binding_priv(b);
+	int err = rtscts_check_cfg(cfg, extack);
 
+	if (err)
+		return err;
 	if (cfg->ethertype && cfg->ethertype != rif->ethertype) {
 		NL_SET_ERR_MSG(extack,
 			       "the ethertype is set when binding: unbind first");

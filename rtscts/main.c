@@ -19,10 +19,21 @@
 #define CREATE_TRACE_POINTS
 #include "rtscts_trace.h"
 
+/* Length-like parameters refuse what the protocol cannot carry. */
+static int rtscts_set_eager_max(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, RTSCTS_MAX_EAGER);
+}
+
+static const struct kernel_param_ops rtscts_eager_max_ops = {
+	.set = rtscts_set_eager_max,
+	.get = param_get_uint,
+};
+
 unsigned int rtscts_eager_max = 16384;
-module_param_named(eager_max, rtscts_eager_max, uint, 0644);
+module_param_cb(eager_max, &rtscts_eager_max_ops, &rtscts_eager_max, 0644);
 MODULE_PARM_DESC(eager_max,
-		 "Largest payload sent eagerly; larger puts use RTS/CTS (default 16384; per interface: ptlctl iface set N eager BYTES)");
+		 "Largest payload sent eagerly; larger puts use RTS/CTS (default 16384, at most 1048576; per interface: ptlctl iface set N eager BYTES)");
 
 unsigned int rtscts_max_window = 256;
 module_param_named(max_window, rtscts_max_window, uint, 0644);
@@ -60,6 +71,7 @@ static const struct ptl_transport_ops rtscts_ops = {
 	.bind = rtscts_bind,
 	.configure = rtscts_configure,
 	.unbind = rtscts_unbind,
+	.dev_changed = rtscts_dev_changed,
 	.send = rtscts_send,
 	.fill_iface = rtscts_fill_iface,
 	.fill_stats = rtscts_fill_stats,

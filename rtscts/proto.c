@@ -108,17 +108,12 @@ static void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg,
 	ptl_msg_sent(msg, fail);
 }
 
-/* Payload bytes one frame of @type can carry on this link. */
-static u32 rtscts_frame_room(struct rtscts_peer *peer, u8 type)
-{
-	return rtscts_mtu(peer->rif) - rtscts_hdr_len(type);
-}
-
 /* The next frame of the message at the head of txq. */
 static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 {
 	struct rtscts_mcb *mcb;
 	struct rtscts_txf *txf;
+	u32 room;
 	u8 type;
 
 	mcb = list_first_entry_or_null(&peer->txq, struct rtscts_mcb, node);
@@ -138,10 +133,19 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 		return txf;
 	}
 	type = mcb->hdr_out ? RTSCTS_DATA : RTSCTS_MSG;
+	/*
+	 * One read of the MTU sizes the frame, and it is never below
+	 * RTSCTS_MIN_MTU (rtscts_set_mtu): there is room for a byte at least.
+	 * Were there none, no frame would be made.
+	 */
+	room = rtscts_frame_room(rtscts_mtu(peer->rif), type);
+	if (!room) {
+		rtscts_txf_free(txf);
+		return NULL;
+	}
 	txf->type = type;
 	txf->off = mcb->next_off;
-	txf->len = min_t(u64, mcb->total - mcb->next_off,
-			 rtscts_frame_room(peer, type));
+	txf->len = min_t(u64, mcb->total - mcb->next_off, room);
 	mcb->hdr_out = true;
 	mcb->next_off += txf->len;
 	mcb->unacked++;
@@ -191,6 +195,7 @@ static struct sk_buff *rtscts_build_one(struct rtscts_peer *peer,
 		.offset = txf->off,
 	};
 	u16 hdr_len = rtscts_hdr_len(txf->type);
+	size_t linear;
 	struct sk_buff *skb;
 
 	if (!peer->tx_synced)
@@ -198,15 +203,20 @@ static struct sk_buff *rtscts_build_one(struct rtscts_peer *peer,
 	/* The end of a message, and a CTS, are acknowledged at once. */
 	if (txf->last || txf->type == RTSCTS_CTS)
 		f.flags |= RTSCTS_F_ACK_REQ;
-	skb = rtscts_alloc_skb(peer->rif, hdr_len + (copy ? txf->len : 0),
-			       GFP_ATOMIC);
+	/* At most RTSCTS_MAX_FRAME: rtscts_alloc_skb() refuses more. */
+	if (check_add_overflow((size_t)hdr_len, copy ? (size_t)txf->len : 0,
+			       &linear))
+		return ERR_PTR(-EMSGSIZE);
+	skb = rtscts_alloc_skb(peer->rif, linear, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_put(skb, hdr_len);
 	if (txf->type == RTSCTS_MSG || txf->type == RTSCTS_RTS)
 		memcpy(skb->data + hdr_len - RTSCTS_PTL_HDR_LEN,
 		       ptl_msg_hdr(txf->msg), RTSCTS_PTL_HDR_LEN);
-	if (rtscts_add_payload(txf, skb, copy)) {
+	/* frame_len is 16 bits: a longer frame is never sent. */
+	if (rtscts_add_payload(txf, skb, copy) ||
+	    skb->len > RTSCTS_MAX_FRAME) {
 		kfree_skb(skb);
 		return ERR_PTR(-EMSGSIZE);
 	}

@@ -75,7 +75,13 @@ struct rtscts_if {
 	struct net_device *dev;
 	struct packet_type pt;
 	u16 ethertype;
-	u32 eager_max;
+	/*
+	 * Bytes of a frame: the device's MTU, capped at RTSCTS_MAX_FRAME,
+	 * never below RTSCTS_MIN_MTU. Copied at bind and on NETDEV_CHANGEMTU
+	 * (RTNL), read once per frame built: never dev->mtu itself.
+	 */
+	u32 mtu;
+	u32 eager_max;			/* <= RTSCTS_MAX_EAGER */
 	u32 incarnation;		/* ours, in every frame's src_inc */
 	atomic_t next_stream;		/* stream ids of this incarnation */
 	spinlock_t peers_lock;		/* changes of the table */
@@ -206,12 +212,14 @@ int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
 int rtscts_configure(struct ptl_binding *b, const struct ptl_bind_config *cfg,
 		     struct netlink_ext_ack *extack);
 void rtscts_unbind(struct ptl_binding *b);
+int rtscts_dev_changed(struct ptl_binding *b, unsigned long event,
+		       struct netlink_ext_ack *extack);
 u32 rtscts_mtu(const struct rtscts_if *rif);
 int rtscts_crc_init(void);
 void rtscts_crc_exit(void);
 u32 rtscts_crc32c(u32 seed, const u8 *p, size_t n);
 bool rtscts_resolve(struct rtscts_peer *peer);
-struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, unsigned int linear,
+struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, size_t linear,
 				 gfp_t gfp);
 void rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,
 			 struct rtscts_frame *f);

@@ -52,6 +52,19 @@ u16 rtscts_hdr_len(u8 type)
 	}
 }
 
+u32 rtscts_frame_room(u32 mtu, u8 type)
+{
+	u32 room;
+
+	if (type != RTSCTS_MSG && type != RTSCTS_DATA)
+		return 0;
+	if (mtu > RTSCTS_MAX_FRAME)
+		mtu = RTSCTS_MAX_FRAME;
+	if (check_sub_overflow(mtu, (u32)rtscts_hdr_len(type), &room))
+		return 0;
+	return room;
+}
+
 bool rtscts_type_reliable(u8 type)
 {
 	return type >= RTSCTS_MSG && type <= RTSCTS_DATA;

@@ -66,6 +66,12 @@
 #define RTSCTS_MAX_FRAME	65535	/* frame_len is 16 bits */
 /* Smallest frame a link must carry: a MSG with a byte of payload. */
 #define RTSCTS_MIN_MTU		(RTSCTS_MSG_HDR_LEN + 1)
+/*
+ * Largest eager_max: an eager message goes whole before the target has
+ * said it takes any of it, and above this RTS/CTS's one round trip costs
+ * little. Also keeps every eager length far from a u32's end.
+ */
+#define RTSCTS_MAX_EAGER	(1U << 20)
 /* Payload offsets are below this (PTL_WIRE_MAX_LENGTH). */
 #define RTSCTS_MAX_OFFSET	(1ULL << 48)
 
@@ -134,6 +140,12 @@ enum rtscts_frame_err {
 
 /* Headers of a frame of @type (0 for an unknown type). */
 u16 rtscts_hdr_len(u8 type);
+/*
+ * Payload bytes one frame of @type carries on a link of @mtu bytes (capped
+ * at RTSCTS_MAX_FRAME): 0 when its headers do not fit, or for a type that
+ * carries no payload. The one place frame room is computed.
+ */
+u32 rtscts_frame_room(u32 mtu, u8 type);
 /* True for the reliable (sequenced) types. */
 bool rtscts_type_reliable(u8 type);
 

@@ -48,7 +48,7 @@
 #include <linux/types.h>
 
 /* Bumped on any incompatible change; a transport states what it expects. */
-#define PTL_TRANSPORT_VERSION	1
+#define PTL_TRANSPORT_VERSION	2
 
 struct net;
 struct net_device;
@@ -80,6 +80,18 @@ struct ptl_transport_ops {
 			 struct netlink_ext_ack *extack);
 	/* Fails everything in flight (see above) and frees its state. */
 	void (*unbind)(struct ptl_binding *b);
+	/*
+	 * The bound device changed what a frame on it may be (RTNL held):
+	 * NETDEV_CHANGEMTU, with the new dev->mtu in place. A negative
+	 * errno refuses the change, and dev_set_mtu() puts the old MTU back
+	 * (and calls this again with it); a change that cannot be refused
+	 * must still leave every frame the transport builds within what it
+	 * was told. Optional: a transport that reads nothing of the device
+	 * per frame needs none. A device changing type is refused while
+	 * bound, and unbound if it changes anyway.
+	 */
+	int (*dev_changed)(struct ptl_binding *b, unsigned long event,
+			   struct netlink_ext_ack *extack);
 	/* Queues @msg; 0, or a negative errno and the library fails it. */
 	int (*send)(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp);
 	/* Netlink: transport attributes of PTL_CMD_GET_IFACE ... */

@@ -28,6 +28,8 @@
  *   bytes     ptl_cpu_to_le16/32/64, ptl_le16/32/64_to_cpu (values only;
  *             the wire codec works on byte arrays via ptl_wire.c helpers)
  *   hints     likely(x), unlikely(x), fallthrough
+ *   overflow  check_add_overflow(a, b, d), check_sub_overflow(a, b, d),
+ *             check_mul_overflow(a, b, d): *d = a op b, true if it wrapped
  *   checks    PTL_WARN_ON(cond) evaluates to cond and reports when true;
  *             PTL_BUILD_BUG_ON(cond) fails the build when cond is true.
  */

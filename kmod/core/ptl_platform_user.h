@@ -110,6 +110,13 @@ static inline long ptl_atomic_read(const ptl_atomic_t *a)
 #define fallthrough	__attribute__((__fallthrough__))
 #endif
 
+/* linux/overflow.h's checked arithmetic: true when the result wrapped. */
+#ifndef check_add_overflow
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define check_sub_overflow(a, b, d)	__builtin_sub_overflow(a, b, d)
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+#endif
+
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)

@@ -126,6 +126,30 @@ TEST(FrameLayout, HeaderSizesOfEveryType) {
   EXPECT_EQ(RTSCTS_MAX_OFFSET, PTL_WIRE_MAX_LENGTH);
 }
 
+// Issue 20, R5: 68 - 160 once wrapped to a room of 4 GiB, and a put then
+// overflowed its frame's skb. No room is larger than what the MTU leaves.
+TEST(FrameLayout, FrameRoomIsWhatTheMtuLeavesAndNeverWraps) {
+  EXPECT_EQ(rtscts_frame_room(1500, RTSCTS_MSG), 1340u);
+  EXPECT_EQ(rtscts_frame_room(1500, RTSCTS_DATA), 1428u);
+  EXPECT_EQ(rtscts_frame_room(RTSCTS_MIN_MTU, RTSCTS_MSG), 1u);
+  EXPECT_EQ(rtscts_frame_room(160, RTSCTS_MSG), 0u);
+  EXPECT_EQ(rtscts_frame_room(72, RTSCTS_DATA), 0u);
+  EXPECT_EQ(rtscts_frame_room(65535, RTSCTS_DATA), 65535u - 72);
+  EXPECT_EQ(rtscts_frame_room(UINT32_MAX, RTSCTS_DATA), 65535u - 72);
+  for (uint32_t mtu : {0u, 1u, 68u, 71u, 72u})
+    for (int t = 0; t < 256; t++)
+      EXPECT_EQ(rtscts_frame_room(mtu, uint8_t(t)), 0u) << mtu << " " << t;
+  EXPECT_EQ(rtscts_frame_room(159, RTSCTS_MSG), 0u);
+  EXPECT_EQ(rtscts_frame_room(159, RTSCTS_DATA), 87u);
+  for (uint8_t t : {RTSCTS_RTS, RTSCTS_CTS, RTSCTS_ACK, RTSCTS_RESET})
+    EXPECT_EQ(rtscts_frame_room(9000, t), 0u) << int(t);
+  for (uint32_t mtu = 0; mtu < 70000; mtu++) {
+    EXPECT_LE(rtscts_frame_room(mtu, RTSCTS_MSG) + (rtscts_frame_room(mtu, RTSCTS_MSG) ? 160u : 0u),
+              std::min<uint32_t>(mtu, RTSCTS_MAX_FRAME));
+    EXPECT_LE(rtscts_frame_room(mtu, RTSCTS_DATA), RTSCTS_MAX_FRAME - 72u);
+  }
+}
+
 TEST(FrameLayout, MsgRtsCtsDataAreTheReliableTypes) {
   for (int t = 0; t < 256; t++)
     EXPECT_EQ(rtscts_type_reliable(uint8_t(t)), t >= RTSCTS_MSG && t <= RTSCTS_DATA) << t;

@@ -26,6 +26,7 @@
  *     PTL_A_TRANSPORT    string  "rtscts", ...
  *     PTL_A_MTU          u32   largest frame the transport sends
  *     PTL_A_EAGER_MAX    u32   payload bytes sent eagerly, larger use RTS/CTS
+ *                              (rtscts: at most 1048576, more is EINVAL)
  *     PTL_A_ETHERTYPE    u16
  *     PTL_A_NIS          u32   NIs open on it
  *     PTL_A_PEERS        u32   peers the transport keeps state for
