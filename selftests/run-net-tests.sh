@@ -20,7 +20,10 @@
 #     0.1% (NET_MESSAGES in all, default 20,000);
 #  4. the counters are back where they were and both modules unload;
 #  5. recovery from a burst of loss (rtscts_burst_loss_test.sh: 50% for
-#     3 s, then a clean link; done within 4 s of the loss ending).
+#     3 s, then a clean link; done within 4 s of the loss ending);
+#  6. frames held ahead of a gap that never closes (rtscts_ooo_test.sh:
+#     forged nids at MTU 65535; caps, expiry, reclaim, namespace exit,
+#     a user namespace's memory charged to its cgroup).
 # Environment: NET_MESSAGES, NET_PAIRS (4), NET_MTU (9000),
 # NET_ONLY_TRAFFIC=1 (only part 3: make soak), NET_STRESS_REPORT=1
 # (ptl_stress prints its reports; make soak sums them).
@@ -131,6 +134,12 @@ if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
 	echo "# running rtscts_burst_loss_test.sh"
 	"$top/selftests/rtscts_burst_loss_test.sh" ||
 		failures=$((failures + 1))
+fi
+
+# 6. What a hostile host can make a node hold (its own nodes too).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_ooo_test.sh"
+	"$top/selftests/rtscts_ooo_test.sh" || failures=$((failures + 1))
 fi
 
 exit $((failures > 0))
