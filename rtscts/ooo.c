@@ -17,8 +17,9 @@
  * A frame over a cap is dropped and counted (ooo_dropped); a sender
  * sends it again.
  *
- * A frame is not kept as it arrived but copied, into a linear part for
- * its headers and page fragments for its payload, allocated with
+ * A frame is not kept as it arrived but copied (whole into a linear
+ * buffer if it fits a page, else its headers there and its payload in
+ * page fragments), allocated with
  * __GFP_ACCOUNT while the memory cgroup of the process that bound the
  * interface is the active one:
  *
@@ -99,28 +100,32 @@ void rtscts_ooo_unbind(struct rtscts_if *rif)
 }
 
 /*
- * A copy of the frame @skb in memory charged to @rif's cgroup: the first
- * @hdr_len bytes linear, the rest in pages. NULL without memory or over
- * the cgroup's limit.
+ * A copy of the frame @skb in memory charged to @rif's cgroup: linear if
+ * it fits a page with the shared info (a 1500-byte frame then takes a
+ * 2 KiB buffer, not a page), else the first @hdr_len bytes linear and the
+ * rest in pages (a 64 KiB frame would take a 128 KiB buffer). NULL
+ * without memory or over the cgroup's limit.
  */
 static struct sk_buff *rtscts_ooo_copy(struct rtscts_if *rif,
 				       const struct sk_buff *skb, u16 hdr_len)
 {
 	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT;
-	unsigned int rest = skb->len - hdr_len, off = hdr_len;
+	unsigned int lin = skb->len <= SKB_WITH_OVERHEAD(PAGE_SIZE) ?
+			   skb->len : hdr_len;
+	unsigned int rest = skb->len - lin, off = lin;
 	struct mem_cgroup *old;
 	struct sk_buff *n;
 	int err, i;
 
 	old = set_active_memcg(rif->memcg);
-	n = alloc_skb_with_frags(hdr_len, rest, 0, &err, gfp);
+	n = alloc_skb_with_frags(lin, rest, 0, &err, gfp);
 	set_active_memcg(old);
 	if (!n)
 		return NULL;
-	skb_put(n, hdr_len);
+	skb_put(n, lin);
 	n->len += rest;
 	n->data_len = rest;
-	if (skb_copy_bits(skb, 0, n->data, hdr_len))
+	if (skb_copy_bits(skb, 0, n->data, lin))
 		goto fail;
 	for (i = 0; i < skb_shinfo(n)->nr_frags; i++) {
 		skb_frag_t *frag = &skb_shinfo(n)->frags[i];

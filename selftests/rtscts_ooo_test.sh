@@ -15,6 +15,9 @@
 #     namespace c: vc0 ---veth--- vc1 10.1.0.2 (bound), the injector on vc0;
 #                  vcan0 ---veth--- vcan1 in the default namespace, a canary
 #
+#  0. ptl_inject gap from one forged nid, 300 frames of 1500 bytes: node b
+#     holds at most max_window (256) of them, each in at most 2.5 KiB, and
+#     ptlctl peer del frees them;
 #  1. ptl_inject gap from one forged nid, 72 frames of 65535 bytes: node b
 #     holds at most 4 MiB for it (its ooo_bytes), and drops the rest;
 #  2. ptl_inject gap from OOO_NIDS (64) forged nids, OOO_FRAMES (12)
@@ -81,6 +84,19 @@ mac_b=$($ip -n b link show vb | awk '/link\/ether/ { print $2 }')
 # the kernel holds, not by what 9p reads.
 "$inject" --help >/dev/null
 b_iface peers >/dev/null
+
+# 0. Small frames: the window bounds them, and each costs little more
+# than its size.
+"$inject" gap -i va --dst-nid "$nid_b" --dst-mac "$mac_b" --peers 1 \
+	--frames 300 --size 1500 --first-nid 0x0a010200 | sed 's/^/# /'
+report "${PIPESTATUS[0]}" "ptl_inject gap: 1 nid x 300 frames of 1500 bytes, sequence 0 missing"
+small=$(b_iface ooo_bytes)
+n=$(b_iface out_of_order)
+[ -n "$small" ] && [ "${n:-0}" -gt 0 ] && [ "$n" -le 256 ] &&
+	[ "$small" -le $((n * 2560)) ]
+report $? "1500-byte frames: ${n:-?} held (at most 256) in ${small:-?} bytes, $((${small:-0} / ${n:-1})) a frame (at most 2560)"
+$ip netns exec b "$ptlctl" peer del 10.1.2.0 && [ "$(b_iface ooo_bytes)" = 0 ]
+report $? "ptlctl peer del frees them (ooo_bytes $(b_iface ooo_bytes))"
 
 # 1. One nid: its own cap.
 "$inject" gap -i va --dst-nid "$nid_b" --dst-mac "$mac_b" --peers 1 \
