@@ -417,6 +417,7 @@ int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
 	spin_lock_init(&rif->peers_lock);
 	hash_init(rif->peers);
 	INIT_DELAYED_WORK(&rif->reclaim, rtscts_reclaim_work);
+	rtscts_ooo_bind(rif);
 	ptl_binding_set_priv(b, rif);
 
 	rif->pt.type = htons(rif->ethertype);
@@ -454,5 +455,6 @@ void rtscts_unbind(struct ptl_binding *b)
 	dev_remove_pack(&rif->pt);
 	cancel_delayed_work_sync(&rif->reclaim);
 	rtscts_peers_destroy(rif);
+	rtscts_ooo_unbind(rif);
 	kfree(rif);
 }

@@ -67,6 +67,11 @@ module_param_named(ack_delay_us, rtscts_ack_delay_us, uint, 0644);
 MODULE_PARM_DESC(ack_delay_us,
 		 "Wait this long for a frame to carry the acknowledgement of a message before sending one alone (default 50; 0: at once)");
 
+unsigned int rtscts_ooo_max_kb = 65536;
+module_param_named(ooo_max_kb, rtscts_ooo_max_kb, uint, 0644);
+MODULE_PARM_DESC(ooo_max_kb,
+		 "Memory one interface holds in frames ahead of gaps, all peers together, in KiB (default 65536; each peer at most 4096)");
+
 static const struct ptl_transport_ops rtscts_ops = {
 	.bind = rtscts_bind,
 	.configure = rtscts_configure,

@@ -40,7 +40,8 @@ int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		PTL_STAT_DUPLICATES, PTL_STAT_OUT_OF_ORDER,
 		PTL_STAT_BAD_FRAMES, PTL_STAT_STALE_FRAMES,
 		PTL_STAT_NO_BUFFER, PTL_STAT_RTS, PTL_STAT_PEER_RESTARTS,
-		PTL_STAT_PEERS_RECLAIMED,
+		PTL_STAT_PEERS_RECLAIMED, PTL_STAT_OOO_DROPPED,
+		PTL_STAT_OOO_EXPIRED,
 	};
 	struct rtscts_if *rif = ptl_binding_priv(b);
 	unsigned int i;
@@ -49,11 +50,16 @@ int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		if (rtscts_put_stat(skb, stats[i],
 				    atomic64_read(&rif->stats[stats[i]])))
 			return -EMSGSIZE;
+	/* A gauge: what the interface holds now. */
+	if (rtscts_put_stat(skb, PTL_STAT_OOO_BYTES,
+			    atomic_long_read(&rif->ooo_bytes)))
+		return -EMSGSIZE;
 	return 0;
 }
 
 static int rtscts_fill_peer_stats(struct sk_buff *skb,
-				  const struct rtscts_peer_stats *st)
+				  const struct rtscts_peer_stats *st,
+				  u32 ooo_bytes)
 {
 	struct nlattr *nest = nla_nest_start(skb, PTL_A_PEER_STATS);
 
@@ -71,7 +77,10 @@ static int rtscts_fill_peer_stats(struct sk_buff *skb,
 	    rtscts_put_stat(skb, PTL_STAT_MSGS_TX, st->msgs_tx) ||
 	    rtscts_put_stat(skb, PTL_STAT_MSGS_RX, st->msgs_rx) ||
 	    rtscts_put_stat(skb, PTL_STAT_MSGS_FAILED, st->msgs_failed) ||
-	    rtscts_put_stat(skb, PTL_STAT_RTS, st->rts))
+	    rtscts_put_stat(skb, PTL_STAT_RTS, st->rts) ||
+	    rtscts_put_stat(skb, PTL_STAT_OOO_BYTES, ooo_bytes) ||
+	    rtscts_put_stat(skb, PTL_STAT_OOO_DROPPED, st->ooo_dropped) ||
+	    rtscts_put_stat(skb, PTL_STAT_OOO_EXPIRED, st->ooo_expired))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -85,6 +94,7 @@ struct rtscts_peer_view {
 	bool is_static;
 	u32 incarnation;
 	u32 srtt_us, rttvar_us, rto_us, cwnd, inflight, queued, idle_ms;
+	u32 ooo_bytes;
 	struct rtscts_peer_stats st;
 };
 
@@ -104,6 +114,7 @@ static void rtscts_peer_view(struct rtscts_peer *peer,
 	v->inflight = peer->ninflight;
 	v->queued = peer->nmsgs;
 	v->idle_ms = jiffies_to_msecs(jiffies - peer->last_rx);
+	v->ooo_bytes = peer->ooo_bytes;
 	v->st = peer->st;
 	spin_unlock_bh(&peer->lock);
 }
@@ -129,7 +140,7 @@ static int rtscts_fill_peer(struct ptl_binding *b, struct sk_buff *skb,
 	    nla_put_u32(skb, PTL_A_PEER_INFLIGHT, v->inflight) ||
 	    nla_put_u32(skb, PTL_A_PEER_QUEUED, v->queued) ||
 	    nla_put_u32(skb, PTL_A_PEER_IDLE_MS, v->idle_ms) ||
-	    rtscts_fill_peer_stats(skb, &v->st)) {
+	    rtscts_fill_peer_stats(skb, &v->st, v->ooo_bytes)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -19,7 +19,9 @@
 
 #include <linux/etherdevice.h>
 #include <linux/jiffies.h>
+#include <linux/memcontrol.h>
 #include <linux/rculist.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "rtscts.h"
@@ -73,8 +75,18 @@ void rtscts_peer_new_stream(struct rtscts_peer *peer)
 static struct rtscts_peer *rtscts_peer_alloc(struct rtscts_if *rif, u32 nid,
 					     gfp_t gfp)
 {
-	struct rtscts_peer *peer = kmem_cache_zalloc(rtscts_peer_cache, gfp);
+	struct rtscts_peer *peer;
+	struct mem_cgroup *old;
 
+	/*
+	 * Charged where the interface's buffers are, and refused rather
+	 * than forced over that cgroup's limit or into the atomic reserves
+	 * (no __GFP_HIGH): anyone on the segment can make a peer (ooo.c).
+	 */
+	old = set_active_memcg(rif->memcg);
+	peer = kmem_cache_zalloc(rtscts_peer_cache,
+				 (gfp & ~__GFP_HIGH) | __GFP_ACCOUNT);
+	set_active_memcg(old);
 	if (!peer)
 		return NULL;
 	peer->rif = rif;
@@ -154,12 +166,16 @@ void rtscts_peer_set_state(struct rtscts_peer *peer, u8 state)
 				       PTL_EVENT_PEER_UP, peer->rx_inc, 0);
 }
 
-/* Nothing in flight either way: it may be reclaimed. Lock held. */
+/*
+ * Nothing in flight either way: it may be reclaimed. Lock held. Frames
+ * held ahead of a gap do not count: a gap that stays open for the whole
+ * of peer_idle_s will not close (they expire after peer_timeout_ms), and
+ * reclaiming frees them.
+ */
 bool rtscts_peer_idle(const struct rtscts_peer *peer)
 {
 	return !peer->ninflight && !peer->nmsgs &&
-	       list_empty(&peer->ctlq) && list_empty(&peer->rx_msgs) &&
-	       skb_queue_empty(&peer->ooo);
+	       list_empty(&peer->ctlq) && list_empty(&peer->rx_msgs);
 }
 
 /*
@@ -169,8 +185,7 @@ bool rtscts_peer_idle(const struct rtscts_peer *peer)
 void rtscts_peer_reset_rx(struct rtscts_peer *peer)
 {
 	rtscts_fail_rx(peer);
-	__skb_queue_purge(&peer->ooo);
-	peer->ooo_bytes = 0;
+	rtscts_ooo_purge(peer);
 }
 
 /**
@@ -189,8 +204,7 @@ void rtscts_peer_fail(struct rtscts_peer *peer, u8 event)
 	u64 before = peer->st.msgs_failed;
 
 	rtscts_fail_msgs(peer, true);
-	__skb_queue_purge(&peer->ooo);
-	peer->ooo_bytes = 0;
+	rtscts_ooo_purge(peer);
 	rtscts_peer_new_stream(peer);
 	if (event == PTL_EVENT_PEER_RESTARTED) {
 		peer->rx_stream = 0;
@@ -221,7 +235,7 @@ static void rtscts_peers_free(struct list_head *gc)
 		spin_lock_bh(&peer->lock);
 		peer->dead = true;
 		rtscts_fail_msgs(peer, true);
-		__skb_queue_purge(&peer->ooo);
+		rtscts_ooo_purge(peer);
 		spin_unlock_bh(&peer->lock);
 		/* dead: the timer function no longer re-arms it. */
 		del_timer_sync(&peer->timer);

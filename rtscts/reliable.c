@@ -52,13 +52,6 @@
 #include "rtscts.h"
 #include "rtscts_trace.h"
 
-/* The sequence of a buffered frame, in skb->cb. */
-struct rtscts_skb_cb {
-	u32 seq;
-};
-
-#define RTSCTS_SKB_CB(skb) ((struct rtscts_skb_cb *)(skb)->cb)
-
 static struct kmem_cache *rtscts_txf_cache;
 
 int rtscts_txf_init(void)
@@ -103,7 +96,7 @@ void rtscts_fill_ack(struct rtscts_peer *peer, struct rtscts_frame *f)
 	f->ack_stream = peer->rx_stream;
 	f->ack = peer->rcv_nxt;
 	skb_queue_walk(&peer->ooo, skb) {
-		u32 d = RTSCTS_SKB_CB(skb)->seq - peer->rcv_nxt - 1;
+		u32 d = rtscts_ooo_seq(skb) - peer->rcv_nxt - 1;
 
 		if (d < 64)
 			f->sack |= 1ULL << d;
@@ -510,35 +503,6 @@ void rtscts_restart_stream(struct rtscts_peer *peer, struct sk_buff_head *xq)
 
 /* ---- receiving ---- */
 
-/*
- * Keeps a frame that arrived ahead of a gap. Returns 0, -EEXIST if it is
- * already there (a duplicate), -ENOBUFS past the window or the byte cap.
- */
-static int rtscts_ooo_insert(struct rtscts_peer *peer, struct sk_buff *skb,
-			     u32 seq)
-{
-	struct sk_buff *pos;
-
-	if (seq - peer->rcv_nxt >= rtscts_window() ||
-	    peer->ooo_bytes + skb->truesize > RTSCTS_OOO_MAX_BYTES)
-		return -ENOBUFS;
-	skb_queue_walk(&peer->ooo, pos) {
-		u32 at = RTSCTS_SKB_CB(pos)->seq;
-
-		if (at == seq)
-			return -EEXIST;
-		if (rtscts_seq_after(at, seq)) {
-			__skb_queue_before(&peer->ooo, pos, skb);
-			goto added;
-		}
-	}
-	__skb_queue_tail(&peer->ooo, skb);
-added:
-	RTSCTS_SKB_CB(skb)->seq = seq;
-	peer->ooo_bytes += skb->truesize;
-	return 0;
-}
-
 static void rtscts_count_dup(struct rtscts_peer *peer)
 {
 	peer->st.duplicates++;
@@ -555,6 +519,7 @@ static bool rtscts_in_order(struct rtscts_peer *peer, struct sk_buff *skb,
 		return false;
 	}
 	peer->rcv_nxt++;
+	peer->ooo_since = jiffies;	/* the gap ahead, if any, is younger */
 	if (++peer->rx_unacked >= RTSCTS_ACK_EVERY)
 		peer->ack_now = true;
 	else if (f->flags & RTSCTS_F_ACK_REQ)
@@ -569,12 +534,11 @@ static void rtscts_drain_ooo(struct rtscts_peer *peer)
 	struct sk_buff *skb;
 
 	while ((skb = skb_peek(&peer->ooo))) {
-		u32 seq = RTSCTS_SKB_CB(skb)->seq;
+		u32 seq = rtscts_ooo_seq(skb);
 
 		if (rtscts_seq_after(seq, peer->rcv_nxt))
 			break;
-		__skb_unlink(skb, &peer->ooo);
-		peer->ooo_bytes -= skb->truesize;
+		skb = rtscts_ooo_pop(peer);
 		/* Checked when it arrived; decoded again to spare skb->cb. */
 		if (seq != peer->rcv_nxt ||
 		    rtscts_frame_decode(skb->data, skb_headlen(skb), skb->len,
@@ -583,8 +547,7 @@ static void rtscts_drain_ooo(struct rtscts_peer *peer)
 			continue;
 		}
 		if (!rtscts_in_order(peer, skb, &f)) {
-			__skb_queue_head(&peer->ooo, skb);
-			peer->ooo_bytes += skb->truesize;
+			rtscts_ooo_unpop(peer, skb);
 			break;
 		}
 	}
@@ -626,20 +589,16 @@ static void rtscts_rx_seq(struct rtscts_peer *peer, struct sk_buff *skb,
 		goto drop;
 	}
 	if (f->seq != peer->rcv_nxt) {
-		int err = rtscts_ooo_insert(peer, skb, f->seq);
+		/* Takes the skb: kept (a copy), or dropped and counted. */
+		int err = rtscts_ooo_insert(peer, skb, f);
 
 		peer->ack_now = true;
 		if (err == -EEXIST) {
 			rtscts_count_dup(peer);
-			goto drop;
-		}
-		if (err) {
+		} else if (err == -ENOBUFS) {
 			peer->st.no_buffer++;
 			rtscts_count(peer->rif, PTL_STAT_NO_BUFFER, 1);
-			goto drop;
 		}
-		peer->st.out_of_order++;
-		rtscts_count(peer->rif, PTL_STAT_OUT_OF_ORDER, 1);
 		return;
 	}
 	if (!rtscts_in_order(peer, skb, f))

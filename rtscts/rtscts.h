@@ -10,6 +10,7 @@
  *   peer.c       per-peer state: lookup, creation, incarnations and
  *                streams, failure, reclaim
  *   reliable.c   sequences, acknowledgements, the window, retransmission
+ *   ooo.c        the out-of-order buffer: its caps, copies, expiry
  *   timers.c     the per-peer timer: retransmission, probes, peer death
  *   proto.c      messages: eager, RTS/CTS, data placement, completion
  *   netlink.c    what ptlctl shows and changes
@@ -28,6 +29,7 @@
 #ifndef RTSCTS_H
 #define RTSCTS_H
 
+#include <linux/atomic.h>
 #include <linux/hashtable.h>
 #include <linux/hrtimer.h>
 #include <linux/if_ether.h>
@@ -57,7 +59,7 @@
 #define RTSCTS_RECLAIM_PERIOD	(5 * HZ)
 #define RTSCTS_COPYBREAK	256	/* payload copied into the linear part */
 #define RTSCTS_MAX_RESPONSES	256	/* queued per peer before pushing back */
-#define RTSCTS_OOO_MAX_BYTES	(4U << 20)	/* buffered ahead, per peer */
+#define RTSCTS_OOO_MAX_BYTES	(4U << 20)	/* buffered ahead, per peer (ooo.c) */
 
 /* Module parameters (main.c). */
 extern unsigned int rtscts_eager_max;
@@ -68,6 +70,7 @@ extern unsigned int rtscts_max_peers;
 extern unsigned int rtscts_min_rto_ms;
 extern unsigned int rtscts_max_rto_ms;
 extern unsigned int rtscts_ack_delay_us;
+extern unsigned int rtscts_ooo_max_kb;
 
 /* One binding: a Portals interface on a network device. */
 struct rtscts_if {
@@ -90,6 +93,8 @@ struct rtscts_if {
 	struct delayed_work reclaim;
 	bool dying;			/* unbinding: no new peers */
 	unsigned long last_reset;	/* RESETs to nodes we keep no state for */
+	atomic_long_t ooo_bytes;	/* held ahead of gaps, all peers (ooo.c) */
+	struct mem_cgroup *memcg;	/* the binder's: charged for them */
 	atomic64_t stats[__PTL_STAT_MAX];
 };
 
@@ -98,6 +103,7 @@ struct rtscts_peer_stats {
 	u64 tx_frames, tx_bytes, rx_frames, rx_bytes;
 	u64 retransmits, timeouts, duplicates, out_of_order;
 	u64 stale, no_buffer, msgs_tx, msgs_rx, msgs_failed, rts;
+	u64 ooo_dropped, ooo_expired;
 };
 
 /* Another node this interface exchanges frames with. */
@@ -141,7 +147,8 @@ struct rtscts_peer {
 	u32 rx_stream;
 	u32 rcv_nxt;
 	struct sk_buff_head ooo;	/* ahead of rcv_nxt, by sequence */
-	u32 ooo_bytes;			/* their truesize */
+	u32 ooo_bytes;			/* their truesize (copies: exact) */
+	unsigned long ooo_since;	/* when rcv_nxt last moved or ooo filled */
 	struct list_head rx_msgs;	/* partly received messages */
 	u16 rx_unacked;
 	bool ack_now;			/* answer with the next frames out */
@@ -261,6 +268,18 @@ void rtscts_retransmit_oldest(struct rtscts_peer *peer,
 bool rtscts_tail_probe(struct rtscts_peer *peer, struct sk_buff_head *xq);
 void rtscts_restart_stream(struct rtscts_peer *peer, struct sk_buff_head *xq);
 u32 rtscts_window(void);
+
+/* ooo.c */
+void rtscts_ooo_bind(struct rtscts_if *rif);
+void rtscts_ooo_unbind(struct rtscts_if *rif);
+int rtscts_ooo_insert(struct rtscts_peer *peer, struct sk_buff *skb,
+		      const struct rtscts_frame *f);
+u32 rtscts_ooo_seq(const struct sk_buff *skb);
+struct sk_buff *rtscts_ooo_pop(struct rtscts_peer *peer);
+void rtscts_ooo_unpop(struct rtscts_peer *peer, struct sk_buff *skb);
+u32 rtscts_ooo_purge(struct rtscts_peer *peer);
+unsigned long rtscts_ooo_deadline(const struct rtscts_peer *peer);
+void rtscts_ooo_expire(struct rtscts_peer *peer);
 
 /* timers.c */
 void rtscts_timer_fn(struct timer_list *t);

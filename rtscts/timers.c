@@ -14,8 +14,12 @@
  *   - and in every case, a peer that has made no progress for
  *     peer_timeout_ms is unreachable: what is in flight with it fails
  *     (peer.c). That bound is what Documentation/wire-protocol.md
- *     promises: no operation waits on a dead peer longer.
- * A peer with nothing outstanding has no timer running.
+ *     promises: no operation waits on a dead peer longer;
+ *   - frames held ahead of a gap that has not closed for peer_timeout_ms
+ *     are freed (ooo.c), whether or not anything else is outstanding:
+ *     the gap may be one that never closes, from a node that sends
+ *     nothing else.
+ * A peer with nothing outstanding and nothing held has no timer running.
  *
  * Besides, a high-resolution timer (softirq mode) sends the acknowledgement
  * of a message's last frame ack_delay_us after it arrived, unless a frame
@@ -52,13 +56,24 @@ static unsigned long rtscts_pto_jiffies(const struct rtscts_peer *peer)
 	return max_t(unsigned long, usecs_to_jiffies(2 * peer->srtt_us), 2);
 }
 
+/* Frames held ahead of a gap (lock held). */
+static bool rtscts_holding(const struct rtscts_peer *peer)
+{
+	return !skb_queue_empty(&peer->ooo);
+}
+
 /* (Re)arms the timer for what @peer waits for now. Lock held. */
 void rtscts_timer_arm(struct rtscts_peer *peer)
 {
 	unsigned long delay;
 
-	if (peer->dead || !rtscts_busy(peer))
+	if (peer->dead)
 		return;
+	if (!rtscts_busy(peer)) {
+		if (rtscts_holding(peer))
+			mod_timer(&peer->timer, rtscts_ooo_deadline(peer));
+		return;
+	}
 	if (!peer->lladdr_valid)
 		delay = msecs_to_jiffies(RTSCTS_RESOLVE_RETRY_MS);
 	else if (peer->ninflight && !peer->probed && peer->srtt_us)
@@ -68,6 +83,9 @@ void rtscts_timer_arm(struct rtscts_peer *peer)
 	else
 		delay = max(rtscts_rto_jiffies(peer),
 			    msecs_to_jiffies(RTSCTS_PROBE_MIN_MS));
+	if (rtscts_holding(peer) &&
+	    time_before(rtscts_ooo_deadline(peer), jiffies + delay))
+		delay = max_t(long, rtscts_ooo_deadline(peer) - jiffies, 1);
 	mod_timer(&peer->timer, jiffies + delay);
 }
 
@@ -120,8 +138,13 @@ void rtscts_timer_fn(struct timer_list *t)
 
 	__skb_queue_head_init(&xq);
 	spin_lock_bh(&peer->lock);
-	if (peer->dead || !rtscts_busy(peer))
+	if (peer->dead)
 		goto out;
+	rtscts_ooo_expire(peer);
+	if (!rtscts_busy(peer)) {
+		rtscts_timer_arm(peer);		/* for the gap, if one is open */
+		goto out;
+	}
 	if (time_after(jiffies, rtscts_stalled_since(peer) + timeout)) {
 		rtscts_peer_fail(peer, PTL_EVENT_PEER_UNREACHABLE);
 		goto out;

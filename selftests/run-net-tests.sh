@@ -24,7 +24,10 @@
 #  6. an unprivileged user in namespaces of its own cannot make frames
 #     its link cannot carry (rtscts_mtu_test.sh: MTU below a frame's
 #     headers, eager past its bound, a put of 2^32 - 1 bytes; the put
-#     needs a guest of more than 4 GiB, tools/run-checks gives it 5 GiB).
+#     needs a guest of more than 4 GiB, tools/run-checks gives it 5 GiB);
+#  7. frames held ahead of a gap that never closes (rtscts_ooo_test.sh:
+#     forged nids at MTU 65535; caps, expiry, reclaim, namespace exit,
+#     a user namespace's memory charged to its cgroup).
 # Environment: NET_MESSAGES, NET_PAIRS (4), NET_MTU (9000),
 # NET_ONLY_TRAFFIC=1 (only part 3: make soak), NET_STRESS_REPORT=1
 # (ptl_stress prints its reports; make soak sums them).
@@ -143,6 +146,12 @@ fi
 if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
 	echo "# running rtscts_mtu_test.sh"
 	"$top/selftests/rtscts_mtu_test.sh" || failures=$((failures + 1))
+fi
+
+# 7. What a hostile host can make a node hold (its own nodes too).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_ooo_test.sh"
+	"$top/selftests/rtscts_ooo_test.sh" || failures=$((failures + 1))
 fi
 
 exit $((failures > 0))

@@ -86,9 +86,12 @@ modes:
   flood     --count N frames as fast as possible (--what random|catalogue|msg|syn)
   peers     one valid MSG (SYN|ACK_REQ, a Portals PUT) from each of --peers N
             fake nodes, then counts the ACKs that come back
+  gap       from each of --peers N fake nodes (default 64), --frames K DATA
+            frames of a new stream (SYN) with sequence 1..K: sequence 0
+            never comes, so the receiver can only hold them ahead of the gap
   list      print the hostile catalogue without sending anything
 
-link options (hostile, flood, peers):
+link options (hostile, flood, peers, gap):
   -i, --iface NAME        interface to send on (required)
   --dst-mac MAC           destination (default ff:ff:ff:ff:ff:ff)
   --src-mac MAC           source (default: the interface's)
@@ -120,6 +123,11 @@ peers:
   --no-listen             send only
   --own-mac               send from the interface's MAC, not 02:50:<nid>
 
+gap (also --dst-nid, --peers, --first-nid, --seed, --own-mac):
+  --frames K              frames per node (default 64)
+  --size BYTES            bytes of each frame, headers included (default: the
+                          interface's MTU, at most 65535)
+
 global: -j, --json (one JSON object on stdout), -v, --verbose, -h, --help
 exit status: 0 sent everything, 1 a send failed, 2 usage
 )";
@@ -139,18 +147,16 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
     else
       break;
   }
-  if (i == args.size()) throw UsageError("no mode given (hostile, flood, peers, list)");
-  const std::map<std::string, Mode> modes = {{"hostile", Mode::kHostile},
-                                             {"flood", Mode::kFlood},
-                                             {"peers", Mode::kPeers},
-                                             {"list", Mode::kList},
-                                             {"help", Mode::kHelp}};
+  if (i == args.size()) throw UsageError("no mode given (hostile, flood, peers, gap, list)");
+  const std::map<std::string, Mode> modes = {{"hostile", Mode::kHostile}, {"flood", Mode::kFlood},
+                                             {"peers", Mode::kPeers},     {"gap", Mode::kGap},
+                                             {"list", Mode::kList},       {"help", Mode::kHelp}};
   auto m = modes.find(args[i]);
   if (m == modes.end()) throw UsageError("unknown mode '" + args[i] + "'");
   o.mode = m->second;
   if (o.mode == Mode::kHelp) return o;
 
-  bool have_dst_nid = false, have_target = false, have_count = false;
+  bool have_dst_nid = false, have_target = false, have_count = false, have_peers = false;
   using Handler = std::function<void(std::string_view)>;
   const std::map<std::string, Handler> valued = {
       {"iface", [&](std::string_view v) { o.iface = v; }},
@@ -205,7 +211,16 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
          have_target = true;
        }},
       {"peers",
-       [&](std::string_view v) { o.peers.count = Number<uint32_t>("peers", v, 1, 1u << 24); }},
+       [&](std::string_view v) {
+         o.peers.count = Number<uint32_t>("peers", v, 1, 1u << 24);
+         have_peers = true;
+       }},
+      {"frames",
+       [&](std::string_view v) { o.gap_frames = Number<uint32_t>("frames", v, 1, 1u << 20); }},
+      {"size",
+       [&](std::string_view v) {
+         o.frame_size = Number<uint32_t>("size", v, RTSCTS_DATA_HDR_LEN + 1, RTSCTS_MAX_FRAME);
+       }},
       {"first-nid", [&](std::string_view v) { o.peers.first_nid = Nid("first-nid", v); }},
       {"match-bits",
        [&](std::string_view v) { o.peers.match_bits = Number<uint64_t>("match-bits", v); }},
@@ -262,6 +277,11 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
     o.peers.target.pid = o.hostile.dst_pid;
   }
   if (o.mode == Mode::kFlood && !have_count) throw UsageError("flood: --count N is required");
+  if (o.mode == Mode::kGap) {
+    if (!have_peers) o.peers.count = 64;
+    if (uint64_t(o.peers.first_nid) + o.peers.count - 1 > 0xfffffffeULL || !o.peers.first_nid)
+      throw UsageError("gap: the nids must stay within 1..2^32-2");
+  }
   return o;
 }
 

@@ -21,7 +21,7 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Mode { kHelp, kHostile, kFlood, kPeers, kList };
+enum class Mode { kHelp, kHostile, kFlood, kPeers, kGap, kList };
 enum class FloodWhat { kRandom, kCatalogue, kMsg, kSyn };
 
 struct Options {
@@ -46,6 +46,9 @@ struct Options {
   bool own_mac = false;  // peers send with the interface's MAC, not 02:50:<nid>
   uint32_t wait_ms = 2000;
   uint32_t retries = 2;
+  // gap
+  uint32_t gap_frames = 64;  // frames per node, seq 1 .. gap_frames
+  uint32_t frame_size = 0;   // bytes of each frame; 0: the interface's MTU
 };
 
 // Parses argv[1..].

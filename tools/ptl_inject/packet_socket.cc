@@ -104,6 +104,15 @@ PacketSocket::PacketSocket(const std::string& ifname, uint16_t ethertype) {
 
 PacketSocket::~PacketSocket() { close(fd_); }
 
+int PacketSocket::SendNoWait(std::span<const uint8_t> frame) {
+  for (;;) {
+    ssize_t n = send(fd_, frame.data(), frame.size(), MSG_DONTWAIT);
+    if (n == ssize_t(frame.size())) return 0;
+    if (n >= 0) return EMSGSIZE;
+    if (errno != EINTR) return errno;
+  }
+}
+
 int PacketSocket::Send(std::span<const uint8_t> frame) {
   for (;;) {
     ssize_t n = send(fd_, frame.data(), frame.size(), 0);

@@ -46,6 +46,10 @@ class PacketSocket {
 
   // Sends one frame, Ethernet header included: 0, or the errno.
   int Send(std::span<const uint8_t> frame);
+  // The same without waiting: EAGAIN (or ENOBUFS) when the socket's send
+  // buffer is full, as it stays while a receiver on this host holds the
+  // frames sent (they are the socket's until freed).
+  int SendNoWait(std::span<const uint8_t> frame);
 
   // Receives frames addressed to any MAC (the interface turns promiscuous
   // while the socket lives): fake nodes have MACs of their own.

@@ -29,6 +29,15 @@ Bytes PeerMsg(const PeersParams& p, const FakePeer& peer) {
   return rtscts::Build(f, rtscts::EncodePtl(h), rtscts::Pattern(p.payload, uint8_t(peer.nid)));
 }
 
+Bytes GapData(const FakePeer& peer, uint32_t dst_nid, uint32_t seq, size_t payload) {
+  rtscts_frame f = rtscts::Header(RTSCTS_DATA, {peer.nid, peer.inc, peer.stream}, dst_nid);
+  f.flags = RTSCTS_F_SYN;
+  f.seq = seq;
+  f.msg_id = 1;
+  f.offset = uint64_t(seq - 1) * payload;
+  return rtscts::Build(f, {}, rtscts::Pattern(payload, uint8_t(seq)));
+}
+
 Reply ClassifyReply(const PeersParams& p, std::span<const uint8_t> frame) {
   rtscts_frame f;
   int rc = rtscts_frame_decode(frame.data(), frame.size(), frame.size(), &f);

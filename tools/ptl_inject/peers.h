@@ -46,6 +46,13 @@ FakePeer PeerAt(const PeersParams& p, uint32_t index);
 // on p.portal with p.match_bits, asking for no Portals ACK.
 Bytes PeerMsg(const PeersParams& p, const FakePeer& peer);
 
+// Frame `seq` (>= 1) of peer `peer`'s stream when sequence 0 never comes:
+// a DATA frame of msg_id 1 at offset (seq - 1) * payload with `payload`
+// bytes (pattern), flags SYN (nothing of the stream was acknowledged, so
+// the receiver follows it from 0), dst_inc 0, no ack fields. A receiver
+// can only buffer it ahead of the gap (the gap mode, ptl_inject.md).
+Bytes GapData(const FakePeer& peer, uint32_t dst_nid, uint32_t seq, size_t payload);
+
 enum class ReplyKind {
   kNotForUs,  // not from the target, or to a nid that is not one of ours
   kBadFrame,  // refused by the codec or a checksum that does not match

@@ -7,6 +7,8 @@
 //   flood    many frames as fast as the socket takes them;
 //   peers    one valid MSG from each of many fake nodes (peers.cc), to
 //            measure what the receiver keeps per peer, counting the ACKs;
+//   gap      frames of new streams from many fake nodes, sequence 0
+//            missing: what the receiver holds ahead of a gap never filled;
 //   list     the catalogue, without sending.
 //
 // Output: a few lines of text, or one JSON object with -j. See
@@ -14,10 +16,12 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -357,6 +361,62 @@ int Peers(const Options& o) {
   return tx.errors() ? 1 : 0;
 }
 
+// Each node's frames 1..K, round-robin over the nodes (so that every node
+// gets its share before a receiver's caps are reached), as large as the
+// link allows unless --size says. A frame a receiver on this host holds
+// stays charged to the socket that sent it; when that socket's send
+// buffer is full, a new socket takes over and the old one is closed (its
+// frames live on in the receiver): what a hostile process on the host
+// does.
+int Gap(const Options& o) {
+  const PeersParams& p = o.peers;
+  auto sock = std::make_unique<PacketSocket>(o.iface, o.ethertype);
+  uint32_t size = o.frame_size ? o.frame_size : std::min<uint32_t>(sock->mtu(), RTSCTS_MAX_FRAME);
+  if (size <= RTSCTS_DATA_HDR_LEN) throw UsageError("gap: the frames leave no room for payload");
+  size_t payload = size - RTSCTS_DATA_HDR_LEN;
+  std::vector<FakePeer> nodes;
+  for (uint32_t i = 0; i < p.count; i++) nodes.push_back(PeerAt(p, i));
+  uint64_t frames = 0, bytes = 0, errors = 0, sockets = 1;
+  auto t0 = Clock::now();
+  for (uint32_t seq = 1; seq <= o.gap_frames; seq++)
+    for (const FakePeer& peer : nodes) {
+      Bytes eth = EthernetFrame(o.dst_mac, o.own_mac ? sock->mac() : peer.mac, o.ethertype,
+                                GapData(peer, o.hostile.dst_nid, seq, payload));
+      int err = sock->SendNoWait(eth);
+      if (err == EAGAIN || err == ENOBUFS) {
+        sock = std::make_unique<PacketSocket>(o.iface, o.ethertype);
+        sockets++;
+        err = sock->Send(eth);
+      }
+      if (err) {
+        if (!errors)
+          std::fprintf(stderr, "ptl_inject: send on %s: %s (%zu bytes)\n", o.iface.c_str(),
+                       std::strerror(err), eth.size());
+        errors++;
+        continue;
+      }
+      frames++;
+      bytes += eth.size();
+    }
+  double secs = Seconds(t0);
+  if (o.json) {
+    Json j;
+    j.Str("mode", "gap").Str("iface", o.iface).Num("frames", frames).Num("bytes", bytes);
+    j.Num("send_errors", errors).Num("sockets", sockets);
+    j.Num("peers", p.count).Str("first_nid", FormatNid(p.first_nid));
+    j.Num("frames_per_peer", o.gap_frames).Num("frame_size", size).Real("seconds", secs);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf(
+        "gap: %u fake nodes %s..%s sent %llu frames of %u bytes (seq 1..%u, 0 missing) to %s in "
+        "%.3f s through %llu socket(s), %llu send errors\n",
+        p.count, FormatNid(p.first_nid).c_str(), FormatNid(p.first_nid + p.count - 1).c_str(),
+        (unsigned long long)frames, size, o.gap_frames, FormatNid(o.hostile.dst_nid).c_str(), secs,
+        (unsigned long long)sockets, (unsigned long long)errors);
+  }
+  return errors ? 1 : 0;
+}
+
 }  // namespace
 }  // namespace ptl_inject
 
@@ -377,6 +437,8 @@ int main(int argc, char** argv) {
         return Flood(o);
       case Mode::kPeers:
         return Peers(o);
+      case Mode::kGap:
+        return Gap(o);
     }
   } catch (const UsageError& e) {
     std::fprintf(stderr, "ptl_inject: %s\n(ptl_inject --help for usage)\n", e.what());

@@ -67,6 +67,9 @@ constexpr auto kStatNames = Table<__PTL_STAT_MAX>({
     {PTL_STAT_NI_EQS, "ni_eqs"},
     {PTL_STAT_NI_MSGS_IN_FLIGHT, "ni_msgs_in_flight"},
     {PTL_STAT_SINK_GETS, "sink_gets"},
+    {PTL_STAT_OOO_BYTES, "ooo_bytes"},
+    {PTL_STAT_OOO_DROPPED, "ooo_dropped"},
+    {PTL_STAT_OOO_EXPIRED, "ooo_expired"},
 });
 
 constexpr auto kAttrNames = Table<__PTL_A_MAX>({

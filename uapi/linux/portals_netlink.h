@@ -231,6 +231,10 @@ enum ptl_stat {
 	PTL_STAT_NI_MSGS_IN_FLIGHT,
 	/* ptl_rdma: REPLYs written into the initiator's reply region */
 	PTL_STAT_SINK_GETS,
+	/* ptl_rtscts: frames held ahead of a gap (interface and peer) */
+	PTL_STAT_OOO_BYTES,		/* bytes held now (a gauge) */
+	PTL_STAT_OOO_DROPPED,		/* not held: over a cap or the memcg limit */
+	PTL_STAT_OOO_EXPIRED,		/* freed: their gap stayed open too long */
 	__PTL_STAT_MAX
 };
 #define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)

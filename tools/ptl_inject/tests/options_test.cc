@@ -69,6 +69,21 @@ TEST(Options, HostileAndFlood) {
   EXPECT_EQ(o.peers.target.nid, 7u) << "a SYN flood targets the receiver";
 }
 
+TEST(Options, GapDefaultsTo64NodesOfMtuSizedFrames) {
+  Options o = Parse({"gap", "-i", "va", "--dst-nid", "10.0.0.2", "--frames", "40"});
+  EXPECT_EQ(o.mode, Mode::kGap);
+  EXPECT_EQ(o.hostile.dst_nid, 0x0a000002u);
+  EXPECT_EQ(o.peers.count, 64u);
+  EXPECT_EQ(o.gap_frames, 40u);
+  EXPECT_EQ(o.frame_size, 0u);
+  o = Parse({"gap", "-i", "va", "--dst-nid", "10.0.0.2", "--peers", "3", "--size", "1500"});
+  EXPECT_EQ(o.peers.count, 3u);
+  EXPECT_EQ(o.frame_size, 1500u);
+  EXPECT_THROW(Parse({"gap", "-i", "va"}), UsageError);
+  EXPECT_THROW(Parse({"gap", "-i", "va", "--dst-nid", "1", "--size", "72"}), UsageError);
+  EXPECT_THROW(Parse({"gap", "-i", "va", "--dst-nid", "1", "--size", "65536"}), UsageError);
+}
+
 TEST(Options, ListNeedsNoInterface) {
   Options o = Parse({"list", "--dst-nid", "10.0.0.2"});
   EXPECT_EQ(o.mode, Mode::kList);

@@ -59,6 +59,28 @@ TEST(Peers, EachMsgIsAValidSynAckReqFrameCarryingAPut) {
   }
 }
 
+TEST(Peers, GapFramesAreValidSynDataFramesAheadOfSequenceZero) {
+  const PeersParams p = Params();
+  FakePeer peer = PeerAt(p, 5);
+  for (uint32_t seq : {1u, 2u, 40u}) {
+    Bytes b = GapData(peer, 0x0a000002, seq, 1000);
+    rtscts_frame f;
+    ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+    EXPECT_TRUE(rtscts::CrcOk(b, f));
+    EXPECT_EQ(f.type, RTSCTS_DATA);
+    EXPECT_EQ(f.flags, RTSCTS_F_SYN);
+    EXPECT_EQ(f.src_nid, peer.nid);
+    EXPECT_EQ(f.src_inc, peer.inc);
+    EXPECT_EQ(f.stream, peer.stream);
+    EXPECT_EQ(f.dst_nid, 0x0a000002u);
+    EXPECT_EQ(f.dst_inc, 0u);
+    EXPECT_EQ(f.seq, seq);
+    EXPECT_EQ(f.offset, uint64_t(seq - 1) * 1000);
+    EXPECT_EQ(f.payload_len, 1000u);
+    EXPECT_EQ(b.size(), size_t(RTSCTS_DATA_HDR_LEN) + 1000);
+  }
+}
+
 TEST(Peers, NodesAreDistinctWithNonzeroIncarnationAndStream) {
   const PeersParams p = Params();
   std::set<uint32_t> nids;

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Part 4 of rtscts_ooo_test.sh, run by it as uid 1000 in a user and
+# network namespace of its own (busybox unshare -rn): root only in there.
+#   rtscts_ooo_user.sh PTL_INJECT PTLCTL CGROUP NIDS FRAMES
+# Makes a veth pair inside the namespace, binds interface 0 of its
+# Portals node to one end, sends the gap attack from the other, and prints
+#   held N       bytes the interface holds ahead of gaps (ooo_bytes)
+#   charged N    how much the cgroup's memory.current rose meanwhile
+# then exits, leaving the namespace to be freed with its last process.
+set -u
+inject=$1 ptlctl=$2 cg=$3 nids=$4 frames=$5
+ip=/sbin/ip
+jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }
+
+echo "uid_map: $(cat /proc/self/uid_map)"
+$ip link add vu0 mtu 65535 type veth peer name vu1 mtu 65535 &&
+	$ip addr add 10.2.0.2/24 dev vu1 &&
+	$ip link set vu0 up && $ip link set vu1 up || exit 1
+"$ptlctl" iface bind 0 dev vu1 || exit 1
+mac=$($ip link show vu1 | awk '/link\/ether/ { print $2 }')
+c0=$(cat "$cg/memory.current")
+"$inject" gap -i vu0 --dst-nid 10.2.0.2 --dst-mac "$mac" --peers "$nids" --frames "$frames" \
+	--first-nid 0x0a020100 || exit 1
+c1=$(cat "$cg/memory.current")
+"$ptlctl" -s iface show 0
+echo "memory.current: $c0 before, $c1 after; memory.max $(cat "$cg/memory.max")"
+echo "held $("$ptlctl" -j -s iface show 0 | jnum ooo_bytes)"
+echo "charged $((c1 - c0))"
