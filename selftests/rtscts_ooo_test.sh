@@ -59,7 +59,8 @@ diag() { echo "# $*"; }
 jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }
 # b_iface KEY: a number from interface 0 of node b (counters included).
 b_iface() { $ip netns exec b "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
-memfree() { awk '$1 == "MemFree:" { print $2 * 1024 }' /proc/meminfo; }
+# In bash: mawk prints products past 2^31 as 5.01026e+09 (a 5 GiB guest).
+memfree() { echo $(($(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo) * 1024)); }
 # wait_for SECONDS COMMAND...: until COMMAND succeeds, polling every 0.5 s.
 wait_for() {
 	local end=$((SECONDS + $1))
