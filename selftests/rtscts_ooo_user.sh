@@ -10,7 +10,6 @@
 set -u
 inject=$1 ptlctl=$2 cg=$3 nids=$4 frames=$5
 ip=/sbin/ip
-jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }
 
 echo "uid_map: $(cat /proc/self/uid_map)"
 $ip link add vu0 mtu 65535 type veth peer name vu1 mtu 65535 &&
@@ -21,8 +20,11 @@ mac=$($ip link show vu1 | awk '/link\/ether/ { print $2 }')
 c0=$(cat "$cg/memory.current")
 "$inject" gap -i vu0 --dst-nid 10.2.0.2 --dst-mac "$mac" --peers "$nids" --frames "$frames" \
 	--first-nid 0x0a020100 || exit 1
+# One snapshot of the interface, and the cgroup's charge right after it:
+# held is the snapshot's ooo_bytes (the row under "held:").
+show=$("$ptlctl" -s iface show 0)
 c1=$(cat "$cg/memory.current")
-"$ptlctl" -s iface show 0
+echo "$show"
 echo "memory.current: $c0 before, $c1 after; memory.max $(cat "$cg/memory.max")"
-echo "held $("$ptlctl" -j -s iface show 0 | jnum ooo_bytes)"
+echo "held $(awk 'row { print $1; exit } $1 == "held:" { row = 1 }' <<<"$show")"
 echo "charged $((c1 - c0))"
