@@ -99,7 +99,7 @@ static void ptl_eq_mem_release(struct kref *ref)
 {
 	struct ptl_eq_mem *em = container_of(ref, struct ptl_eq_mem, ref);
 
-	ptl_mem_uncharge(em->mm, em->charged);
+	ptl_gup_uncharge(em->mm, em->charged);
 	mmdrop(em->mm);
 	atomic_long_dec(&ptl_stats.eqs);
 	call_rcu(&em->rcu, ptl_eq_mem_free_rcu);
@@ -118,7 +118,7 @@ static struct ptl_eq_mem *ptl_eq_mem_alloc(u32 nslots)
 
 	/* Refused before allocating: nothing to warn about. */
 	if (npages > totalram_pages() ||
-	    !ptl_mem_charge(current->mm, npages))
+	    !ptl_pincache_charge(current->mm, npages))
 		return NULL;
 	em = kzalloc(sizeof(*em), GFP_KERNEL_ACCOUNT);
 	if (!em)
@@ -143,7 +143,7 @@ static struct ptl_eq_mem *ptl_eq_mem_alloc(u32 nslots)
 	return em;
 
 err_uncharge:
-	ptl_mem_uncharge(current->mm, npages);
+	ptl_gup_uncharge(current->mm, npages);
 	return NULL;
 }
 

@@ -181,6 +181,7 @@ struct ptl_ni {
 	struct xarray eq_maps;	/* mmap id -> struct ptl_eq_mem */
 	struct ptl_xfer *spare_xfer;	/* reused by data calls, see ptl_move.c */
 	bool active;		/* false: senders and waiters skip it */
+	atomic_t incoming;	/* messages from other nodes not yet done */
 	u32 slot;
 	u32 nid;		/* the interface's when it was created */
 	u32 pid;
@@ -300,10 +301,9 @@ int ptl_iface_set_nid(struct ptl_iface *iface, u32 nid,
 		      struct netlink_ext_ack *extack);
 
 /* ptl_remote.c: messages to and from other nodes */
-struct ptl_ioc_data;
 int ptl_remote_init(void);
 void ptl_remote_exit(void);
-long ptl_remote_data(struct ptl_ni *ni, const struct ptl_ioc_data *d);
+void ptl_remote_ni_closing(struct ptl_ni *ni);
 
 /* ptl_netlink.c */
 int ptl_netlink_init(void);
@@ -356,10 +356,14 @@ bool ptl_mem_reuse_spec(const struct ptl_ioc_md *umd,
 			struct ptlc_md_spec *spec);
 void ptl_mem_flush(void);
 void ptl_mem_ni_release(struct ptl_ni *ni);
-int ptl_mem_pin_range(unsigned long addr, unsigned long npages,
+
+/* ptl_gup.c */
+int ptl_gup_pin_range(unsigned long addr, unsigned long npages,
 		      bool must_write, struct page **pages, bool *writable);
-bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages);
-void ptl_mem_uncharge(struct mm_struct *mm, unsigned long npages);
+bool ptl_gup_charge(struct mm_struct *mm, unsigned long npages);
+void ptl_gup_uncharge(struct mm_struct *mm, unsigned long npages);
+
+/* ptl_copy.c */
 int ptl_mem_copy(struct ptlc_md *dst, u64 dst_off, struct ptlc_md *src,
 		 u64 src_off, u64 len);
 int ptl_mem_to_buf(void *buf, struct ptlc_md *src, u64 off, u64 len);
@@ -373,7 +377,7 @@ int ptl_mem_from_skb(struct ptlc_md *dst, u64 off, const struct sk_buff *skb,
 /* ptl_pincache.c */
 struct ptl_pincache *ptl_pincache_of(struct ptl_ni *ni);
 void ptl_pincache_ni_release(struct ptl_ni *ni);
-bool ptl_pincache_evict_one(struct mm_struct *mm);
+bool ptl_pincache_charge(struct mm_struct *mm, unsigned long npages);
 void ptl_pincache_flush(void);
 void ptl_pincache_exit(void);
 int ptl_pin_get(struct ptl_pincache *pc, unsigned long start,
@@ -393,12 +397,10 @@ void ptl_eq_ni_teardown(struct ptl_ni *ni);
 int ptl_eq_mmap(struct ptl_file *pf, struct vm_area_struct *vma);
 __poll_t ptl_eq_poll(struct ptl_file *pf);
 
-/* ptl_move.c */
+/* ptl_data.c */
 long ptl_ioctl_data(struct ptl_file *pf, void *arg);
-long ptl_data_call(struct ptl_ni *ni, const struct ptl_ioc_data *args);
-int ptl_data_start(struct ptl_ni *ni, const struct ptl_ioc_data *d,
-		   struct ptlc_msg *msg);
-void ptl_trace_request(const struct ptlc_msg *msg, u32 op);
+
+/* ptl_move.c */
 void ptl_move_ni_release(struct ptl_ni *ni);
 int ptl_move_init(void);
 void ptl_move_exit(void);

@@ -31,6 +31,7 @@
 #include "core/ptl_core.h"
 #include "ptl_internal.h"
 #include "ptl_kapi.h"
+#include "ptl_request.h"
 
 /* Every kernel client's NI, for the module notifier. */
 static LIST_HEAD(ptl_knis);
@@ -160,6 +161,8 @@ static void ptl_kni_teardown(struct ptl_kni *kni)
 	WRITE_ONCE(kni->dead, true);
 	/* Handlers that may not have seen @dead have returned after this. */
 	synchronize_rcu();
+	/* Incoming messages end now, those a silent peer left open too. */
+	ptl_remote_ni_closing(ni);
 	ptl_ni_put(ni);
 	/* Messages in flight end (the transport's peer timeout bounds it). */
 	wait_for_completion(&kni->released);
@@ -447,35 +450,37 @@ EXPORT_SYMBOL_NS_GPL(ptl_kmd_update, PORTALS);
 
 /* ---- data movement ---- */
 
-/* One data call, as PTL_IOC_DATA makes it for a process. */
-static int ptl_kdata(struct ptl_kni *kni, struct ptl_ioc_data *d)
+/* One data call, checked as PTL_IOC_DATA checks a process's. */
+static int ptl_kdata(struct ptl_kni *kni, const struct ptl_data_req *req)
 {
 	if (!kni)
 		return PTL_NI_INVALID;
-	if (d->ack_req != PTL_ACK_REQ && d->ack_req != PTL_NO_ACK_REQ)
+	if (req->args.ack_req != PTL_ACK_REQ &&
+	    req->args.ack_req != PTL_NO_ACK_REQ)
 		return PTL_FAIL;
-	return ptl_data_call(kni->ni, d);
+	return ptl_data_call(kni->ni, req);
 }
 
-/* PtlPut (@flags 0) and PtlPutRegion (PTL_DATA_REGION). */
-static int ptl_kput_op(struct ptl_kni *kni, u32 flags, ptl_handle_md_t md,
+/* PtlPut (@region false) and PtlPutRegion. */
+static int ptl_kput_op(struct ptl_kni *kni, bool region, ptl_handle_md_t md,
 		       ptl_size_t local_offset, ptl_size_t length,
 		       ptl_ack_req_t ack, ptl_process_id_t target,
 		       ptl_pt_index_t pt_index, ptl_ac_index_t ac_index,
 		       ptl_match_bits_t match_bits, ptl_size_t remote_offset,
 		       ptl_hdr_data_t hdr_data)
 {
-	struct ptl_ioc_data d = {
-		.op = PTL_DATA_PUT, .flags = flags,
-		.md_handle = md, .local_offset = local_offset,
-		.length = length, .ack_req = ack,
-		.target_nid = target.nid, .target_pid = target.pid,
-		.pt_index = pt_index, .ac_index = ac_index,
-		.match_bits = match_bits, .remote_offset = remote_offset,
-		.hdr_data = hdr_data,
+	struct ptl_data_req req = {
+		.op = PTL_DATA_PUT, .region = region,
+		.args = {
+			.md = md, .local_offset = local_offset,
+			.length = length, .ack_req = ack, .target = target,
+			.pt_index = pt_index, .ac_index = ac_index,
+			.match_bits = match_bits,
+			.remote_offset = remote_offset, .hdr_data = hdr_data,
+		},
 	};
 
-	return ptl_kdata(kni, &d);
+	return ptl_kdata(kni, &req);
 }
 
 int ptl_kput_region(struct ptl_kni *kni, ptl_handle_md_t md,
@@ -485,7 +490,7 @@ int ptl_kput_region(struct ptl_kni *kni, ptl_handle_md_t md,
 		    ptl_match_bits_t match_bits, ptl_size_t remote_offset,
 		    ptl_hdr_data_t hdr_data)
 {
-	return ptl_kput_op(kni, PTL_DATA_REGION, md, local_offset, length,
+	return ptl_kput_op(kni, true, md, local_offset, length,
 			   ack, target, pt_index, ac_index, match_bits,
 			   remote_offset, hdr_data);
 }
@@ -496,28 +501,30 @@ int ptl_kput(struct ptl_kni *kni, ptl_handle_md_t md, ptl_ack_req_t ack,
 	     ptl_ac_index_t ac_index, ptl_match_bits_t match_bits,
 	     ptl_size_t remote_offset, ptl_hdr_data_t hdr_data)
 {
-	return ptl_kput_op(kni, 0, md, 0, 0, ack, target, pt_index, ac_index,
+	return ptl_kput_op(kni, false, md, 0, 0, ack, target, pt_index, ac_index,
 			   match_bits, remote_offset, hdr_data);
 }
 EXPORT_SYMBOL_NS_GPL(ptl_kput, PORTALS);
 
-/* PtlGet (@flags 0) and PtlGetRegion (PTL_DATA_REGION). */
-static int ptl_kget_op(struct ptl_kni *kni, u32 flags, ptl_handle_md_t md,
+/* PtlGet (@region false) and PtlGetRegion. */
+static int ptl_kget_op(struct ptl_kni *kni, bool region, ptl_handle_md_t md,
 		       ptl_size_t local_offset, ptl_size_t length,
 		       ptl_process_id_t target, ptl_pt_index_t pt_index,
 		       ptl_ac_index_t ac_index, ptl_match_bits_t match_bits,
 		       ptl_size_t remote_offset)
 {
-	struct ptl_ioc_data d = {
-		.op = PTL_DATA_GET, .flags = flags,
-		.md_handle = md, .local_offset = local_offset,
-		.length = length, .ack_req = PTL_NO_ACK_REQ,
-		.target_nid = target.nid, .target_pid = target.pid,
-		.pt_index = pt_index, .ac_index = ac_index,
-		.match_bits = match_bits, .remote_offset = remote_offset,
+	struct ptl_data_req req = {
+		.op = PTL_DATA_GET, .region = region,
+		.args = {
+			.md = md, .local_offset = local_offset,
+			.length = length, .ack_req = PTL_NO_ACK_REQ,
+			.target = target, .pt_index = pt_index,
+			.ac_index = ac_index, .match_bits = match_bits,
+			.remote_offset = remote_offset,
+		},
 	};
 
-	return ptl_kdata(kni, &d);
+	return ptl_kdata(kni, &req);
 }
 
 int ptl_kget_region(struct ptl_kni *kni, ptl_handle_md_t md,
@@ -526,7 +533,7 @@ int ptl_kget_region(struct ptl_kni *kni, ptl_handle_md_t md,
 		    ptl_ac_index_t ac_index, ptl_match_bits_t match_bits,
 		    ptl_size_t remote_offset)
 {
-	return ptl_kget_op(kni, PTL_DATA_REGION, md, local_offset, length,
+	return ptl_kget_op(kni, true, md, local_offset, length,
 			   target, pt_index, ac_index, match_bits,
 			   remote_offset);
 }
@@ -536,7 +543,7 @@ int ptl_kget(struct ptl_kni *kni, ptl_handle_md_t md, ptl_process_id_t target,
 	     ptl_pt_index_t pt_index, ptl_ac_index_t ac_index,
 	     ptl_match_bits_t match_bits, ptl_size_t remote_offset)
 {
-	return ptl_kget_op(kni, 0, md, 0, 0, target, pt_index, ac_index,
+	return ptl_kget_op(kni, false, md, 0, 0, target, pt_index, ac_index,
 			   match_bits, remote_offset);
 }
 EXPORT_SYMBOL_NS_GPL(ptl_kget, PORTALS);
@@ -547,15 +554,16 @@ int ptl_kgetput(struct ptl_kni *kni, ptl_handle_md_t get_md,
 		ptl_match_bits_t match_bits, ptl_size_t remote_offset,
 		ptl_hdr_data_t hdr_data)
 {
-	struct ptl_ioc_data d = {
-		.op = PTL_DATA_GETPUT, .md_handle = get_md,
-		.put_md_handle = put_md, .ack_req = PTL_NO_ACK_REQ,
-		.target_nid = target.nid, .target_pid = target.pid,
-		.pt_index = pt_index, .ac_index = ac_index,
-		.match_bits = match_bits, .remote_offset = remote_offset,
-		.hdr_data = hdr_data,
+	struct ptl_data_req req = {
+		.op = PTL_DATA_GETPUT, .get_md = get_md,
+		.args = {
+			.md = put_md, .ack_req = PTL_NO_ACK_REQ,
+			.target = target, .pt_index = pt_index,
+			.ac_index = ac_index, .match_bits = match_bits,
+			.remote_offset = remote_offset, .hdr_data = hdr_data,
+		},
 	};
 
-	return ptl_kdata(kni, &d);
+	return ptl_kdata(kni, &req);
 }
 EXPORT_SYMBOL_NS_GPL(ptl_kgetput, PORTALS);

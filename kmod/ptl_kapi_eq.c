@@ -2,7 +2,7 @@
 /*
  * Event queues of kernel clients: callback EQs and drained EQs.
  *
- * The core writes every event into a ring (kmod/core/ptl_eq.c) under its
+ * The core writes every event into a ring (kmod/core/ptl_eq_ring.c) under its
  * NI lock and then calls the eq_notify hook, here ptl_keq_notify(), still
  * under that lock and in the context that produced the event (softirq for
  * traffic from other nodes, the initiator's process for intra-node

@@ -74,6 +74,7 @@ static void __exit ptl_exit(void)
 	ptl_ifaces_exit();
 	/* NIs are freed after a grace period; wait for those callbacks. */
 	rcu_barrier();
+	ptl_mem_flush();	/* MDs released by work items, then their pins */
 	ptl_pincache_exit();
 	ptl_remote_exit();
 	ptl_ni_exit();

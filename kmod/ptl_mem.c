@@ -1,46 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MD memory: validation, pinning, RLIMIT_MEMLOCK accounting, deferred
- * unpinning, and the copies of the data path.
+ * MD memory: validation of what an MD describes, its bookkeeping (struct
+ * ptl_mem) over pin cache entries, reuse, and release (deferred when it
+ * must sleep).
  *
- * Pinning policy. Every MD's memory is pinned (or found pinned in the pin
- * cache) at PtlMDAttach/PtlMDBind/PtlMDUpdate
- * with FOLL_LONGTERM, so incoming data can land while the owner is not
- * running, and always with FOLL_WRITE first, even where no data will land:
- * a write pin breaks copy-on-write, so the pinned pages are the ones the
- * process reads and writes. (A read-only pin of untouched private memory
- * pins the shared zero page, or a page a later fork() write-protects; the
- * process's next write then goes to a fresh copy the MD never sees, and
- * gets are served stale data.) Only where the memory cannot be pinned for
- * writing is it pinned read-only instead:
- *   - never for an MD with PTL_MD_OP_PUT (puts and getputs write into it):
- *     PTL_MD_ILLEGAL;
- *   - any other MD may serve gets and send puts from read-only data; it
- *     can also receive the REPLY of a PtlGet or PtlGetPut (every MD can,
- *     attached or bound: the op bits govern incoming requests only), and a
- *     reply into a read-only one ends with ni_fail_type PTL_NI_FAIL
- *     instead of writing.
- * mem->writable means "pinned for writing": data may land. Whether a
- * request may land is the core's business (the MD's op bits).
- *
- * Some mappings are never pinned, for reading or writing:
- *   - device mappings (VM_IO, VM_PFNMAP, VM_MIXEDMAP): their pages belong
- *     to a driver, which may free or reuse them whatever the mapping says
- *     (the EQ ring and control pages of /dev/portals itself are such a
- *     mapping);
- *   - for writing, a shared file mapping other than shmem or hugetlbfs (a
- *     MAP_SHARED file on ext4, xfs, ...): the filesystem does not expect
- *     its pages to be dirtied long after writeback cleaned them (the RDMA
- *     class of bug: WARN_ON_ONCE(!folio_buffers) in ext4, lost data).
- *     Upstream GUP refuses such pins itself since 6.5; 6.1 does not.
- * So the VMAs are checked under mmap_read_lock, and the pages pinned,
- * before the lock is dropped. Shmem is recognised by its address space
- * operations (shmem_file()), not by the superblock magic, which devtmpfs
- * shares with tmpfs. Private file mappings are fine: the write pin breaks
- * COW into anonymous pages and the file is never written.
- *
- * A region that cannot be pinned is PTL_MD_ILLEGAL; an unreadable iovec
- * array is PTL_SEGV. Zero-length segments pin nothing (contract 15).
+ * Pinning pages (which mappings may be pinned; for writing first) and
+ * charging them to RLIMIT_MEMLOCK are ptl_gup.c's, sharing pinned ranges
+ * between MDs the pin cache's (ptl_pincache.c), copying to and from an MD
+ * ptl_copy.c's. The arrows run one way: this file -> pin cache -> GUP.
  *
  * The pin cache (ptl_pincache.c). Pages are not pinned per MD but per
  * range of the process, by its pin cache: an MD segment over pages that
@@ -62,18 +29,12 @@
  * PtlMDUpdate with a new region, or unlink and a new MD, is how a program
  * points Portals at its new memory.
  *
- * Accounting follows RDMA's ib_umem: the pages of each pinned range are
- * charged once to the mm's pinned_vm (VmPin in /proc/PID/status), however
- * many MDs share them, and refused past RLIMIT_MEMLOCK unless the caller
- * has CAP_IPC_LOCK. Ranges the cache keeps with no MD still count; a pin
- * (or an EQ ring) that would pass the limit first unpins them, oldest
- * first (ptl_mem_charge()). The mm is grabbed so the charge can be
- * returned whenever the range goes. The bookkeeping of an MD (this file's
- * struct ptl_mem, plus a page pointer per page, as before the cache) is
- * charged to the user's max_user_kmem (ptl_user.c) even when it pins
- * nothing, and allocated with __GFP_ACCOUNT for the memory cgroup. Both
- * charges come before any allocation, so a user at a limit cannot make
- * the kernel allocate.
+ * Accounting. The bookkeeping of an MD (this file's struct ptl_mem, plus
+ * a page pointer per page, as before the cache) is charged to the user's
+ * max_user_kmem (ptl_user.c) even when it pins nothing, and allocated
+ * with __GFP_ACCOUNT for the memory cgroup; the pages are charged to
+ * RLIMIT_MEMLOCK by the pin cache (ptl_gup.c). Both charges come before
+ * any allocation, so a user at a limit cannot make the kernel allocate.
  *
  * Release. The core drops an MD's memory through the md_release hook with
  * its NI spinlock held (possibly in softirq). The hook hands the pages
@@ -86,30 +47,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/highmem.h>
-#include <linux/hugetlb_inline.h>
 #include <linux/mm.h>
-#include <linux/mmap_lock.h>
-#include <linux/net.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
-#include <linux/sched/signal.h>
-#include <linux/shmem_fs.h>
-#include <linux/scatterlist.h>
-#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
-#include <ptl/compat.h>
-
 #include "core/ptl_core.h"
 #include "ptl_internal.h"
-
-/* Pages asked of pin_user_pages_fast() at once. */
-#define PTL_PIN_BATCH		(1U << 16)
-/* Pages copied between two cond_resched() calls. */
-#define PTL_COPY_RESCHED	16
 
 static LLIST_HEAD(ptl_unpin_list);
 /* Memory on the list or being released by the work: ptl_mem_flush(). */
@@ -157,43 +103,6 @@ static int ptl_iovec_copy_in(struct ptl_ni *ni, const struct ptl_ioc_md *umd,
 	}
 	*out = segs;
 	return PTL_OK;
-}
-
-/* ---- accounting ---- */
-
-/*
- * Charges @npages to @mm's pinned_vm (VmPin), refused past RLIMIT_MEMLOCK
- * without CAP_IPC_LOCK. Also used for EQ rings (ptl_eq.c).
- */
-static bool ptl_mem_charge_once(struct mm_struct *mm, unsigned long npages)
-{
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	s64 pinned;
-
-	pinned = atomic64_add_return(npages, &mm->pinned_vm);
-	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(npages, &mm->pinned_vm);
-		return false;
-	}
-	return true;
-}
-
-/*
- * Past the limit, the pin cache's entries no MD uses (which still count
- * in pinned_vm) are unpinned, oldest first, before the charge is refused.
- * Process context, no lock held.
- */
-bool ptl_mem_charge(struct mm_struct *mm, unsigned long npages)
-{
-	while (!ptl_mem_charge_once(mm, npages))
-		if (mm != current->mm || !ptl_pincache_evict_one(mm))
-			return false;
-	return true;
-}
-
-void ptl_mem_uncharge(struct mm_struct *mm, unsigned long npages)
-{
-	atomic64_sub(npages, &mm->pinned_vm);
 }
 
 /* ---- pinning ---- */
@@ -308,102 +217,6 @@ void ptl_mem_ni_release(struct ptl_ni *ni)
 
 	if (mem)
 		ptl_mem_free(mem);
-}
-
-/*
- * May the pages of @vma be pinned long-term (for writing if @write)?
- * -ENODEV never (a device mapping), -EOPNOTSUPP not for writing (a shared
- * file mapping outside shmem and hugetlbfs), else 0. See the top.
- */
-static int ptl_vma_pin_check(struct vm_area_struct *vma, bool write)
-{
-	if (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP))
-		return -ENODEV;
-	if (!write || !(vma->vm_flags & VM_SHARED) ||
-	    vma_is_anonymous(vma) || is_vm_hugetlb_page(vma))
-		return 0;
-	/* tmpfs, memfd, SysV shm and MAP_SHARED|MAP_ANONYMOUS are shmem. */
-	return shmem_file(vma->vm_file) ? 0 : -EOPNOTSUPP;
-}
-
-/*
- * Pins [addr, addr + n pages) after checking the VMAs it covers, in one
- * mmap_read_lock section so the check holds for the pages pinned.
- * Returns what pin_user_pages() does, or the error of
- * ptl_vma_pin_check(). A hole ends the check: GUP stops there.
- */
-static long ptl_pin_locked(unsigned long addr, unsigned long n,
-			   unsigned int gup, struct page **pages)
-{
-	struct mm_struct *mm = current->mm;
-	unsigned long end = addr + n * PAGE_SIZE, at;
-	struct vm_area_struct *vma;
-	long got = 0;
-
-	if (mmap_read_lock_killable(mm))
-		return -EINTR;
-	for (at = addr; at < end; at = vma->vm_end) {
-		vma = find_vma(mm, at);
-		if (!vma || vma->vm_start > at)
-			break;
-		got = ptl_vma_pin_check(vma, gup & FOLL_WRITE);
-		if (got)
-			break;
-	}
-	if (!got)
-		got = ptl_pin_user_pages(addr, n, gup, pages);
-	mmap_read_unlock(mm);
-	return got;
-}
-
-static int ptl_pin_range(unsigned long addr, unsigned long npages,
-			 unsigned int gup, struct page **pages)
-{
-	unsigned long done = 0;
-
-	while (done < npages) {
-		unsigned long n = min_t(unsigned long, npages - done,
-					PTL_PIN_BATCH);
-		long got;
-
-		got = ptl_pin_locked(addr + done * PAGE_SIZE, n, gup,
-				     pages + done);
-		if (got <= 0) {
-			unpin_user_pages(pages, done);
-			return got ? got : -EFAULT;
-		}
-		done += got;
-		if (fatal_signal_pending(current)) {
-			unpin_user_pages(pages, done);
-			return -EINTR;
-		}
-	}
-	return 0;
-}
-
-/**
- * ptl_mem_pin_range - pin pages of the calling process by the policy above
- * @addr: page-aligned user address
- * @npages: pages from there
- * @must_write: the MD accepts puts, so a read-only pin will not do
- * @pages: filled with the pinned pages
- * @writable: set to whether they were pinned for writing
- *
- * For writing where possible (see "Pinning policy"), else read-only.
- * Called by the pin cache for a new entry. Return: 0, or a negative errno
- * with nothing pinned.
- */
-int ptl_mem_pin_range(unsigned long addr, unsigned long npages,
-		      bool must_write, struct page **pages, bool *writable)
-{
-	int err = ptl_pin_range(addr, npages, FOLL_LONGTERM | FOLL_WRITE,
-				pages);
-
-	*writable = !err;
-	/* Read-only pages, or a shared file mapping. */
-	if ((err == -EFAULT || err == -EOPNOTSUPP) && !must_write)
-		err = ptl_pin_range(addr, npages, FOLL_LONGTERM, pages);
-	return err;
 }
 
 static void ptl_mem_free(struct ptl_mem *mem)
@@ -694,321 +507,4 @@ void ptl_mem_flush(void)
 	if (atomic_read(&ptl_unpin_pending))
 		flush_work(&ptl_unpin_work);
 	ptl_pincache_flush();
-}
-
-/* ---- data movement ---- */
-
-/* A position in an MD, walked page piece by page piece. */
-struct ptl_cursor {
-	struct ptlc_md_iter it;
-	struct ptlc_chunk ch;
-	struct ptl_mem *mem;
-	u64 pos;		/* bytes of ch already consumed */
-};
-
-static int ptl_cursor_init(struct ptl_cursor *c, struct ptlc_md *md,
-			   u64 off, u64 len)
-{
-	c->mem = ptlc_md_mem(md);
-	if (!c->mem)
-		return -EFAULT;
-	ptlc_md_iter_init(&c->it, md, off, len);
-	c->ch.len = 0;
-	c->pos = 0;
-	return 0;
-}
-
-/*
- * The next contiguous piece (inside one page) of the walk: its page, the
- * offset in that page and its length. False at the end or if the MD's
- * segments and pinned pages disagree (cannot happen; never trusted).
- */
-static bool ptl_cursor_piece(struct ptl_cursor *c, struct page **page,
-			     unsigned int *off, size_t *len)
-{
-	const struct ptl_mem_seg *s;
-	unsigned long idx;
-	u64 at;
-
-	while (c->pos == c->ch.len) {
-		if (!ptlc_md_iter_next(&c->it, &c->ch))
-			return false;
-		c->pos = 0;
-	}
-	if (c->ch.seg >= c->mem->nsegs)
-		return false;
-	s = &c->mem->segs[c->ch.seg];
-	at = s->page_off + c->ch.seg_off + c->pos;
-	idx = at >> PAGE_SHIFT;
-	if (idx >= s->npages)
-		return false;
-	*page = s->pages[idx];
-	*off = at & ~PAGE_MASK;
-	*len = min_t(u64, c->ch.len - c->pos, PAGE_SIZE - *off);
-	return true;
-}
-
-/**
- * ptl_mem_copy - copy bytes between the pinned pages of two MDs
- * @dst: destination MD (held by a message)
- * @dst_off: offset in @dst
- * @src: source MD (held by a message)
- * @src_off: offset in @src
- * @len: bytes; both ranges must lie inside their MDs (the core checked)
- *
- * Process context, no lock held: reschedules between pages, and stops
- * when the caller gets a fatal signal (a killed process does not go on
- * copying gigabytes; the operation then ends with PTL_NI_FAIL).
- * Return: 0, -EACCES if @dst is pinned read-only, -EINTR if the caller was
- * killed, -EFAULT on inconsistency.
- */
-int ptl_mem_copy(struct ptlc_md *dst, u64 dst_off, struct ptlc_md *src,
-		 u64 src_off, u64 len)
-{
-	struct ptl_cursor d, s;
-	unsigned int n = 0;
-
-	if (!len)
-		return 0;
-	if (ptl_cursor_init(&d, dst, dst_off, len) ||
-	    ptl_cursor_init(&s, src, src_off, len))
-		return -EFAULT;
-	if (!d.mem->writable)
-		return -EACCES;
-	WRITE_ONCE(d.mem->written, true);
-	while (len) {
-		struct page *dp, *sp;
-		unsigned int doff, soff;
-		size_t dlen, slen, chunk;
-		void *dv, *sv;
-
-		if (!ptl_cursor_piece(&d, &dp, &doff, &dlen) ||
-		    !ptl_cursor_piece(&s, &sp, &soff, &slen))
-			return -EFAULT;
-		chunk = min3(dlen, slen, (size_t)len);
-		dv = kmap_local_page(dp);
-		sv = kmap_local_page(sp);
-		memcpy(dv + doff, sv + soff, chunk);
-		kunmap_local(sv);
-		kunmap_local(dv);
-		d.pos += chunk;
-		s.pos += chunk;
-		len -= chunk;
-		if (len && fatal_signal_pending(current))
-			return -EINTR;
-		if (++n % PTL_COPY_RESCHED == 0)
-			cond_resched();
-	}
-	return 0;
-}
-
-/* Copies between an MD and a kernel buffer; atomic context is fine. */
-static int ptl_mem_buf(struct ptlc_md *md, u64 off, void *buf, u64 len,
-		       bool to_md)
-{
-	struct ptl_cursor c;
-	u8 *p = buf;
-
-	if (!len)
-		return 0;
-	if (ptl_cursor_init(&c, md, off, len))
-		return -EFAULT;
-	if (to_md) {
-		if (!c.mem->writable)
-			return -EACCES;
-		WRITE_ONCE(c.mem->written, true);
-	}
-	while (len) {
-		struct page *pg;
-		unsigned int poff;
-		size_t plen;
-		void *v;
-
-		if (!ptl_cursor_piece(&c, &pg, &poff, &plen))
-			return -EFAULT;
-		plen = min_t(u64, plen, len);
-		v = kmap_local_page(pg);
-		if (to_md)
-			memcpy(v + poff, p, plen);
-		else
-			memcpy(p, v + poff, plen);
-		kunmap_local(v);
-		c.pos += plen;
-		p += plen;
-		len -= plen;
-	}
-	return 0;
-}
-
-int ptl_mem_to_buf(void *buf, struct ptlc_md *src, u64 off, u64 len)
-{
-	return ptl_mem_buf(src, off, buf, len, false);
-}
-
-int ptl_mem_from_buf(struct ptlc_md *dst, u64 off, const void *buf, u64 len)
-{
-	return ptl_mem_buf(dst, off, (void *)buf, len, true);
-}
-
-/**
- * ptl_mem_frags - attach bytes of an MD to an skb as page fragments
- * @md: the MD (held by a message)
- * @off: offset in it
- * @len: bytes; the range lies inside the MD (the caller checked)
- * @skb: where; its fragments take page references of their own
- *
- * Zero-copy transmit: the skb points at the pinned pages. Its fragments
- * reference the pages, so they stay allocated while the skb lives even if
- * the MD is unpinned meanwhile; SKBFL_SHARED_FRAG tells the stack the
- * owner may write them (no in-place checksumming). Any context.
- * Return: 0, -EMSGSIZE if the skb runs out of fragment slots (the caller
- * frees it), -EOPNOTSUPP for kernel memory in slab pages (copy it
- * instead), -EFAULT on inconsistency.
- */
-int ptl_mem_frags(struct ptlc_md *md, u64 off, u64 len, struct sk_buff *skb)
-{
-	struct ptl_cursor c;
-	unsigned int room;
-
-	if (!len)
-		return 0;
-	/* skb->len, data_len and truesize are 32 bits: none may wrap. */
-	if (check_add_overflow(skb->truesize, (unsigned int)len, &room) ||
-	    len > UINT_MAX)
-		return -EMSGSIZE;
-	if (ptl_cursor_init(&c, md, off, len))
-		return -EFAULT;
-	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
-	while (len) {
-		int i = skb_shinfo(skb)->nr_frags;
-		struct page *pg;
-		unsigned int poff;
-		size_t plen;
-
-		if (!ptl_cursor_piece(&c, &pg, &poff, &plen))
-			return -EFAULT;
-		/*
-		 * A kernel client's kmalloc memory lives in slab pages, which
-		 * must not be referenced by an skb: the caller copies instead.
-		 */
-		if (c.mem->kernel && !sendpage_ok(pg))
-			return -EOPNOTSUPP;
-		plen = min_t(u64, plen, len);
-		if (i && skb_can_coalesce(skb, i, pg, poff)) {
-			skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], plen);
-		} else {
-			if (i >= MAX_SKB_FRAGS)
-				return -EMSGSIZE;
-			get_page(pg);
-			skb_fill_page_desc(skb, i, pg, poff, plen);
-		}
-		skb->len += plen;
-		skb->data_len += plen;
-		skb->truesize += plen;
-		c.pos += plen;
-		len -= plen;
-	}
-	return 0;
-}
-
-/**
- * ptl_mem_sg - describe bytes of an MD as a scatterlist, for DMA
- * @md: the MD (held by a message)
- * @off: offset in it
- * @len: bytes; the range lies inside the MD (the caller checked)
- * @sgl: @nents entries, initialised with sg_init_table()
- * @nents: their number
- * @to_md: the device will write the bytes (a deposit)
- *
- * Zero copy over RDMA: the pages stay pinned while the message that holds
- * @md lives, so the caller maps them for the time of the transfer only.
- * Adjacent bytes of one page share an entry. Any context.
- * Return: entries used (the last one marked), -EMSGSIZE if more are
- * needed, -EACCES if @to_md and the MD is pinned read-only, -EFAULT on
- * inconsistency.
- */
-int ptl_mem_sg(struct ptlc_md *md, u64 off, u64 len, struct scatterlist *sgl,
-	       unsigned int nents, bool to_md)
-{
-	struct scatterlist *sg = NULL;
-	struct ptl_cursor c;
-	unsigned int n = 0;
-
-	if (!len)
-		return 0;
-	if (ptl_cursor_init(&c, md, off, len))
-		return -EFAULT;
-	if (to_md) {
-		if (!c.mem->writable)
-			return -EACCES;
-		WRITE_ONCE(c.mem->written, true);
-	}
-	while (len) {
-		struct page *pg;
-		unsigned int poff;
-		size_t plen;
-
-		if (!ptl_cursor_piece(&c, &pg, &poff, &plen))
-			return -EFAULT;
-		plen = min_t(u64, plen, len);
-		if (sg && sg_page(sg) == pg && sg->offset + sg->length == poff) {
-			sg->length += plen;
-		} else {
-			if (n == nents)
-				return -EMSGSIZE;
-			sg = sg ? sg_next(sg) : sgl;
-			sg_set_page(sg, pg, plen, poff);
-			n++;
-		}
-		c.pos += plen;
-		len -= plen;
-	}
-	sg_mark_end(sg);
-	return n;
-}
-
-/**
- * ptl_mem_from_skb - copy bytes of an skb into an MD
- * @dst: the MD (held by a message)
- * @off: offset in it
- * @skb: source
- * @skb_off: offset in the skb
- * @len: bytes; the range lies inside the MD (the core checked)
- *
- * The single copy of the receive path, in softirq: from the frame straight
- * into the pinned pages. Return: 0, -EACCES if @dst is pinned read-only,
- * -EFAULT on inconsistency or a short skb.
- */
-int ptl_mem_from_skb(struct ptlc_md *dst, u64 off, const struct sk_buff *skb,
-		     int skb_off, u64 len)
-{
-	struct ptl_cursor c;
-
-	if (!len)
-		return 0;
-	if (ptl_cursor_init(&c, dst, off, len))
-		return -EFAULT;
-	if (!c.mem->writable)
-		return -EACCES;
-	WRITE_ONCE(c.mem->written, true);
-	while (len) {
-		struct page *pg;
-		unsigned int poff;
-		size_t plen;
-		void *v;
-		int err;
-
-		if (!ptl_cursor_piece(&c, &pg, &poff, &plen))
-			return -EFAULT;
-		plen = min_t(u64, plen, len);
-		v = kmap_local_page(pg);
-		err = skb_copy_bits(skb, skb_off, v + poff, plen);
-		kunmap_local(v);
-		if (err)
-			return -EFAULT;
-		c.pos += plen;
-		skb_off += plen;
-		len -= plen;
-	}
-	return 0;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Data movement: PTL_IOC_DATA (PtlPut[Region], PtlGet[Region], PtlGetPut)
- * and intra-node delivery.
+ * Intra-node delivery of data-movement calls (PtlPut[Region],
+ * PtlGet[Region], PtlGetPut) whose target is on this node (ptl_data.c
+ * decides; ptl_request.h).
  *
  * Everything runs in the initiator's ioctl, in process context, holding a
  * reference on the initiator NI (from the ioctl) and on the target NI
@@ -37,6 +38,7 @@
 
 #include "core/ptl_core.h"
 #include "ptl_internal.h"
+#include "ptl_request.h"
 #include "ptl_trace.h"
 
 /* Message storage of one data-movement call. */
@@ -200,46 +202,6 @@ static void ptl_send(struct ptl_xfer *x)
 	ptl_ni_put(x->tgt);
 }
 
-/* The initiator half: the core validates and builds the request. */
-int ptl_data_start(struct ptl_ni *ni, const struct ptl_ioc_data *d,
-		   struct ptlc_msg *msg)
-{
-	struct ptlc_put_args a = {
-		.md = d->op == PTL_DATA_GETPUT ? d->put_md_handle :
-						 d->md_handle,
-		.local_offset = d->local_offset,
-		.length = d->length,
-		.ack_req = d->ack_req,
-		.target = { .nid = d->target_nid, .pid = d->target_pid },
-		.pt_index = d->pt_index,
-		.ac_index = d->ac_index,
-		.match_bits = d->match_bits,
-		.remote_offset = d->remote_offset,
-		.hdr_data = d->hdr_data,
-	};
-	bool region = d->flags & PTL_DATA_REGION;
-	struct ptlc_ni *core = ni->core;
-
-	switch (d->op) {
-	case PTL_DATA_PUT:
-		return ptlc_put(core, &a, region, msg);
-	case PTL_DATA_GET:
-		return ptlc_get(core, &a, region, msg);
-	default:
-		return ptlc_getput(core, d->md_handle, &a, msg);
-	}
-}
-
-void ptl_trace_request(const struct ptlc_msg *msg, u32 op)
-{
-	if (op == PTL_DATA_PUT)
-		trace_ptl_put(&msg->hdr);
-	else if (op == PTL_DATA_GET)
-		trace_ptl_get(&msg->hdr);
-	else
-		trace_ptl_getput(&msg->hdr);
-}
-
 /*
  * Message storage without an allocation per call: each initiator NI keeps
  * one spare ptl_xfer, taken and given back with xchg(). A sender's steady
@@ -269,49 +231,26 @@ void ptl_move_ni_release(struct ptl_ni *ni)
 }
 
 /**
- * ptl_data_call - one data-movement call on an initiator NI
+ * ptl_local_request - deliver a call whose target is on this node
  * @ni: the initiator (the caller's reference)
- * @args: the call, op and ack_req checked by the caller
+ * @req: the call
  *
- * Shared by PTL_IOC_DATA and kernel clients (ptl_kapi.c). Process context.
  * Return: a Portals code; PTL_OK means initiated.
  */
-long ptl_data_call(struct ptl_ni *ni, const struct ptl_ioc_data *args)
+long ptl_local_request(struct ptl_ni *ni, const struct ptl_data_req *req)
 {
 	struct ptl_xfer *x;
 	long rc;
 
-	if (args->target_nid != ni->nid)
-		return ptl_remote_data(ni, args);
 	x = ptl_xfer_get(ni);
 	if (!x)
 		return PTL_NO_SPACE;
 	x->ini = ni;
 	x->tgt = NULL;
-	rc = ptl_data_start(ni, args, &x->imsg);
-	if (rc == PTL_OK) {
-		ptl_trace_request(&x->imsg, args->op);
+	rc = ptl_request_build(ni, req, &x->imsg);
+	if (rc == PTL_OK)
 		ptl_send(x);
-	}
 	ptl_xfer_put(ni, x);
-	return rc;
-}
-
-long ptl_ioctl_data(struct ptl_file *pf, void *arg)
-{
-	struct ptl_ioc_data *args = arg;
-	struct ptl_ni *ni;
-	long rc;
-
-	if (args->op > PTL_DATA_GETPUT ||
-	    (args->ack_req != PTL_ACK_REQ && args->ack_req != PTL_NO_ACK_REQ))
-		return -EINVAL;
-	ni = ptl_ni_lookup_any(pf, args->op == PTL_DATA_GETPUT ?
-			       args->put_md_handle : args->md_handle);
-	if (!ni)
-		return PTL_MD_INVALID;
-	rc = ptl_data_call(ni, args);
-	ptl_ni_put(ni);
 	return rc;
 }
 

@@ -6,8 +6,10 @@
  * Each request works on the Portals instance of the requester's network
  * namespace. Commands that change something carry GENL_UNS_ADMIN_PERM:
  * CAP_NET_ADMIN over that namespace. Interface and peer changes run under
- * RTNL, which serialises binding changes (ptl_transport.c). Peer commands
- * are the transport's: they are handed on through the binding.
+ * RTNL, which serialises binding changes (ptl_transport.c). Peers are the
+ * transport's: adding and deleting one is handed on through the binding,
+ * and a dump asks the transport for a struct ptl_peer_report of each,
+ * which this file writes out.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,6 +18,7 @@
 #include <linux/nospec.h>
 #include <linux/pid.h>
 #include <linux/rtnetlink.h>
+#include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include <net/sock.h>
@@ -47,6 +50,7 @@ static const struct nla_policy ptl_policy[PTL_A_MAX + 1] = {
 	[PTL_A_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &ptl_pid_range),
 	[PTL_A_PID_LAST] = NLA_POLICY_FULL_RANGE(NLA_U32, &ptl_pid_range),
 	[PTL_A_UID] = { .type = NLA_U32 },
+	[PTL_A_AUTH_KEY] = NLA_POLICY_EXACT_LEN(PTL_AUTH_KEY_LEN),
 };
 
 static struct genl_family ptl_genl_family;
@@ -82,11 +86,6 @@ static struct ptl_iface *ptl_attr_iface(struct ptl_net *pn,
 	return &pn->ifaces[array_index_nospec(index, PTL_MAX_INTERFACES)];
 }
 
-static int ptl_put_stat(struct sk_buff *skb, int type, u64 v)
-{
-	return nla_put_u64_64bit(skb, type, v, PTL_STAT_PAD);
-}
-
 /* ---- interfaces ---- */
 
 static int ptl_fill_iface_stats(struct sk_buff *skb, struct ptl_iface *iface,
@@ -97,12 +96,12 @@ static int ptl_fill_iface_stats(struct sk_buff *skb, struct ptl_iface *iface,
 
 	if (!nest ||
 	    (b && b->t->ops->fill_stats && b->t->ops->fill_stats(b, skb)) ||
-	    ptl_put_stat(skb, PTL_STAT_MSGS_TX, atomic64_read(&s->msgs_tx)) ||
-	    ptl_put_stat(skb, PTL_STAT_MSGS_RX, atomic64_read(&s->msgs_rx)) ||
-	    ptl_put_stat(skb, PTL_STAT_MSGS_FAILED,
+	    ptl_nla_put_stat(skb, PTL_STAT_MSGS_TX, atomic64_read(&s->msgs_tx)) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_MSGS_RX, atomic64_read(&s->msgs_rx)) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_MSGS_FAILED,
 			 atomic64_read(&s->msgs_failed)) ||
-	    ptl_put_stat(skb, PTL_STAT_DROPS, atomic64_read(&s->drops)) ||
-	    ptl_put_stat(skb, PTL_STAT_LATE_RESPONSES,
+	    ptl_nla_put_stat(skb, PTL_STAT_DROPS, atomic64_read(&s->drops)) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_LATE_RESPONSES,
 			 atomic64_read(&s->late_responses)))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
@@ -212,6 +211,10 @@ static void ptl_attr_bind_config(struct nlattr **attrs,
 		cfg->eager_max = nla_get_u32(attrs[PTL_A_EAGER_MAX]);
 	if (attrs[PTL_A_ETHERTYPE])
 		cfg->ethertype = nla_get_u16(attrs[PTL_A_ETHERTYPE]);
+	if (attrs[PTL_A_AUTH_KEY]) {
+		cfg->auth_key = nla_data(attrs[PTL_A_AUTH_KEY]);
+		cfg->auth_key_len = nla_len(attrs[PTL_A_AUTH_KEY]);
+	}
 }
 
 /* PTL_CMD_SET_IFACE on an interface already bound: settings only. */
@@ -227,6 +230,11 @@ static int ptl_reconfigure(struct ptl_binding *b, struct net_device *dev,
 	if (cfg->nid && cfg->nid != READ_ONCE(b->iface->nid)) {
 		NL_SET_ERR_MSG(extack,
 			       "the nid of a bound interface cannot change: unbind it first");
+		return -EBUSY;
+	}
+	if (cfg->auth_key) {
+		NL_SET_ERR_MSG(extack,
+			       "the key of a bound interface cannot change: unbind it first");
 		return -EBUSY;
 	}
 	if (!b->t->ops->configure)
@@ -270,6 +278,10 @@ static int ptl_nl_set_iface(struct sk_buff *skb, struct genl_info *info)
 		err = -EINVAL;
 	}
 	rtnl_unlock();
+	/* The transport keeps what it derived: no copy of the key stays. */
+	if (attrs[PTL_A_AUTH_KEY])
+		memzero_explicit(nla_data(attrs[PTL_A_AUTH_KEY]),
+				 nla_len(attrs[PTL_A_AUTH_KEY]));
 	return err;
 }
 
@@ -289,7 +301,7 @@ static int ptl_nl_del_iface(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-/* ---- peers (the transport's) ---- */
+/* ---- peers: each transport keeps its own, ptl.ko reports them ---- */
 
 /* The binding a peer command names, referenced; NULL with an error. */
 static struct ptl_binding *ptl_peer_binding(struct ptl_net *pn,
@@ -304,43 +316,107 @@ static struct ptl_binding *ptl_peer_binding(struct ptl_net *pn,
 	return b;
 }
 
-/**
- * ptl_netlink_peer_begin - start one message of a PTL_CMD_GET_PEER dump
- * @b: the binding being dumped
- * @skb: the dump's buffer
- * @cb: the dump's state
- *
- * For transports' dump_peers: returns the header to genlmsg_end() or
- * genlmsg_cancel() after adding the peer's attributes; NULL when @skb is
- * full.
- */
-void *ptl_netlink_peer_begin(struct ptl_binding *b, struct sk_buff *skb,
-			     struct netlink_callback *cb)
+/* A dump of one binding's peers: the transport's view, and ours. */
+struct ptl_nl_peer_dump {
+	struct ptl_peer_dump pub;
+	struct ptl_binding *b;
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+static int ptl_nl_put_peer(struct sk_buff *skb, u32 iface,
+			   const struct ptl_peer_report *r)
 {
-	void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				cb->nlh->nlmsg_seq, &ptl_genl_family,
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (nla_put_u32(skb, PTL_A_IFACE, iface) ||
+	    nla_put_u32(skb, PTL_A_NID, r->nid) ||
+	    (r->lladdr_len &&
+	     nla_put(skb, PTL_A_PEER_LLADDR, r->lladdr_len, r->lladdr)) ||
+	    nla_put_u8(skb, PTL_A_PEER_STATE, r->state) ||
+	    nla_put_u32(skb, PTL_A_PEER_FLAGS, r->flags) ||
+	    (r->has_uid && nla_put_u32(skb, PTL_A_UID, r->uid)))
+		return -EMSGSIZE;
+	for (i = 0; i < r->nattrs; i++)
+		if (nla_put_u32(skb, r->attrs[i].type, r->attrs[i].value))
+			return -EMSGSIZE;
+	if (!r->nstats)
+		return 0;
+	nest = nla_nest_start(skb, PTL_A_PEER_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < r->nstats; i++)
+		if (ptl_nla_put_stat(skb, r->stats[i].type, r->stats[i].value))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/**
+ * ptl_peer_dump_add - write one peer of a PTL_CMD_GET_PEER dump
+ * @pub: the dump ops->dump_peers was given, its report filled
+ *
+ * Writes the report as one message and clears it for the next peer.
+ *
+ * Return: 0, or -EMSGSIZE when this part of the dump is full (nothing of
+ * the peer written: it goes first in the next part).
+ */
+int ptl_peer_dump_add(struct ptl_peer_dump *pub)
+{
+	struct ptl_nl_peer_dump *d = container_of(pub, struct ptl_nl_peer_dump,
+						  pub);
+	void *hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
+				d->cb->nlh->nlmsg_seq, &ptl_genl_family,
 				NLM_F_MULTI, PTL_CMD_GET_PEER);
 
-	if (hdr && nla_put_u32(skb, PTL_A_IFACE, b->iface->index)) {
-		genlmsg_cancel(skb, hdr);
-		hdr = NULL;
+	if (!hdr)
+		return -EMSGSIZE;
+	if (ptl_nl_put_peer(d->skb, d->b->iface->index, &pub->report)) {
+		genlmsg_cancel(d->skb, hdr);
+		return -EMSGSIZE;
 	}
-	return hdr;
+	genlmsg_end(d->skb, hdr);
+	memset(&pub->report, 0, sizeof(pub->report));
+	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(ptl_netlink_peer_begin, PORTALS);
+EXPORT_SYMBOL_NS_GPL(ptl_peer_dump_add, PORTALS);
+
+/* cb->args[2..3]: where the transport resumes (struct ptl_peer_dump). */
+static int ptl_nl_dump_peers(struct ptl_binding *b, struct sk_buff *skb,
+			     struct netlink_callback *cb)
+{
+	struct ptl_nl_peer_dump *d;
+	int err;
+
+	if (!b->t->ops->dump_peers)
+		return 0;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->b = b;
+	d->skb = skb;
+	d->cb = cb;
+	d->pub.pos[0] = cb->args[2];
+	d->pub.pos[1] = cb->args[3];
+	err = b->t->ops->dump_peers(b, &d->pub);
+	cb->args[2] = d->pub.pos[0];
+	cb->args[3] = d->pub.pos[1];
+	kfree(d);
+	return err;
+}
 
 static int ptl_nl_get_peer_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
 	struct ptl_binding *b;
-	int err = 0;
+	int err;
 
 	b = ptl_peer_binding(ptl_cb_pn(cb), ptl_genl_dump_attrs(cb), cb->extack);
 	if (!b)
 		return cb->args[0] ? 0 : -ENOENT;
 	cb->args[0] = 1;	/* an unbind between two parts ends the dump */
-	if (b->t->ops->dump_peers)
-		err = b->t->ops->dump_peers(b, skb, cb);
+	err = ptl_nl_dump_peers(b, skb, cb);
 	ptl_binding_put(b);
 	return err < 0 ? err : skb->len;
 }
@@ -408,7 +484,7 @@ static int ptl_fill_ni_stats(struct sk_buff *skb, struct ptl_ni *ni)
 		ptl_sr_value_t v = 0;
 
 		ptlc_ni_status(ni->core, regs[i].reg, &v);
-		if (ptl_put_stat(skb, regs[i].stat, v))
+		if (ptl_nla_put_stat(skb, regs[i].stat, v))
 			return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
@@ -505,10 +581,10 @@ static int ptl_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 	if (!nest)
 		goto err;
 	for (i = 0; i < ARRAY_SIZE(counters); i++)
-		if (ptl_put_stat(msg, counters[i].stat,
+		if (ptl_nla_put_stat(msg, counters[i].stat,
 				 atomic_long_read(counters[i].v)))
 			goto err;
-	if (ptl_put_stat(msg, PTL_STAT_CORE_OBJECTS, ptlc_live_objects()))
+	if (ptl_nla_put_stat(msg, PTL_STAT_CORE_OBJECTS, ptlc_live_objects()))
 		goto err;
 	nla_nest_end(msg, nest);
 	genlmsg_end(msg, hdr);

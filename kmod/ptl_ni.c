@@ -111,6 +111,7 @@ static void ptl_ni_release(struct kref *ref)
 	struct ptl_ni *ni = container_of(ref, struct ptl_ni, ref);
 
 	ptlc_ni_destroy(ni->core);	/* MDs go back to the pin cache */
+	ptl_mem_ni_release(ni);		/* its spare MD bookkeeping */
 	ptl_pincache_ni_release(ni);	/* the last NI of an mm empties it */
 	ptl_eq_ni_teardown(ni);		/* the core no longer writes rings */
 	ptl_iface_release_pid(ni->iface, ni->pid);
@@ -391,6 +392,7 @@ long ptl_ioctl_ni_fini(struct ptl_file *pf, void *arg)
 	mutex_unlock(&pf->lock);
 	if (!ni)
 		return PTL_NI_INVALID;
+	ptl_remote_ni_closing(ni);	/* messages a silent peer left open */
 	ptl_ni_put(ni);
 	ptl_mem_flush();	/* unpinned on return unless a sender holds it */
 	return PTL_OK;
@@ -457,7 +459,10 @@ void ptl_file_release_nis(struct ptl_file *pf)
 		mutex_lock(&pf->lock);
 		ni = ptl_ni_unpublish(pf, slot);
 		mutex_unlock(&pf->lock);
-		if (ni)
+		if (ni) {
+			/* Its pid is free when the process is gone. */
+			ptl_remote_ni_closing(ni);
 			ptl_ni_put(ni);
+		}
 	}
 }

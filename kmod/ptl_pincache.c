@@ -17,7 +17,7 @@
  * has open: each NI takes a "user" reference the first time it pins
  * (ni->pincache) and drops it when it is released. It holds struct
  * ptl_pin entries, one pinned page range each ([start, start + npages
- * pages), page aligned, pinned writable or read-only by ptl_mem.c's
+ * pages), page aligned, pinned writable or read-only by ptl_gup.c's
  * policy, charged once to the mm's pinned_vm), in an interval tree:
  *
  *   hit   an MD segment whose pages lie inside a valid entry of the right
@@ -31,7 +31,7 @@
  *         module parameter (the oldest go first); it still counts in
  *         pinned_vm (VmPin), and when a new pin (or an EQ ring) would pass
  *         RLIMIT_MEMLOCK the unused entries are unpinned, oldest first,
- *         before the pin is refused (ptl_mem_charge());
+ *         before the pin is refused (ptl_pincache_charge());
  *   stale every cached entry has an mmu_interval_notifier over its range.
  *         When the process unmaps, remaps (mremap, mmap MAP_FIXED over),
  *         write-protects for fork (COW), mprotects, or madvise(DONTNEED)s
@@ -65,8 +65,8 @@
  * under the same lock); else the pages are dropped and pinned again.
  * Unpinning and mmu_interval_notifier_remove() sleep: an entry released
  * in atomic context goes on a lock-free list that a work item empties;
- * ptl_mem_flush() waits for it. ptl_pincache_mutex guards the table of
- * caches and the user counts.
+ * ptl_pincache_flush() waits for it. ptl_pincache_mutex guards the table
+ * of caches and the user counts.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -152,7 +152,7 @@ static void ptl_pin_free(struct ptl_pin *p)
 	if (pc)
 		mmu_interval_notifier_remove(&p->notifier);
 	unpin_user_pages_dirty_lock(p->pages, p->npages, READ_ONCE(p->dirty));
-	ptl_mem_uncharge(p->mm, p->npages);
+	ptl_gup_uncharge(p->mm, p->npages);
 	mmdrop(p->mm);
 	atomic_long_sub(p->npages, &ptl_stats.pinned_pages);
 	kvfree(p);
@@ -333,10 +333,9 @@ struct ptl_pincache *ptl_pincache_of(struct ptl_ni *ni)
 	return pc;
 }
 
-/* ptl_ni_release(): the NI's user reference goes (and its spare MD). */
+/* ptl_ni_release(): the NI's user reference goes. */
 void ptl_pincache_ni_release(struct ptl_ni *ni)
 {
-	ptl_mem_ni_release(ni);
 	if (ni->pincache)
 		ptl_pincache_user_put(ni->pincache);
 	ni->pincache = NULL;
@@ -344,9 +343,9 @@ void ptl_pincache_ni_release(struct ptl_ni *ni)
 
 /*
  * Unpins the oldest entry of @mm's cache that no MD uses. False if there
- * is none. Process context, no lock held (ptl_mem_charge()).
+ * is none. Process context, no lock held (ptl_pincache_charge()).
  */
-bool ptl_pincache_evict_one(struct mm_struct *mm)
+static bool ptl_pincache_evict_one(struct mm_struct *mm)
 {
 	struct ptl_pincache *pc, *found = NULL;
 	struct ptl_pin *p = NULL;
@@ -374,6 +373,26 @@ bool ptl_pincache_evict_one(struct mm_struct *mm)
 	}
 	kref_put(&found->ref, ptl_pincache_free);
 	return p;
+}
+
+/**
+ * ptl_pincache_charge - charge pinned pages of @mm to RLIMIT_MEMLOCK
+ * @mm: whose pinned_vm
+ * @npages: pages to charge
+ *
+ * Past the limit, the entries of @mm's cache that no MD uses (which still
+ * count in pinned_vm) are unpinned, oldest first, before the charge is
+ * refused. For the cache's ranges and for EQ rings (ptl_eq.c); undone with
+ * ptl_gup_uncharge(). Process context, no lock held.
+ *
+ * Return: true if charged.
+ */
+bool ptl_pincache_charge(struct mm_struct *mm, unsigned long npages)
+{
+	while (!ptl_gup_charge(mm, npages))
+		if (mm != current->mm || !ptl_pincache_evict_one(mm))
+			return false;
+	return true;
 }
 
 /* ---- entries ---- */
@@ -438,7 +457,7 @@ static int ptl_pin_fill(struct ptl_pincache *pc, struct ptl_pin *p,
 	for (;;) {
 		if (pc)
 			seq = mmu_interval_read_begin(&p->notifier);
-		err = ptl_mem_pin_range(start, p->npages, must_write, p->pages,
+		err = ptl_gup_pin_range(start, p->npages, must_write, p->pages,
 					&p->writable);
 		if (err || !pc)
 			return err;
@@ -470,12 +489,12 @@ static int ptl_pin_new(struct ptl_pincache *pc, unsigned long start,
 	int err;
 
 	/* Charged before anything is allocated (see ptl_mem.c). */
-	if (!ptl_mem_charge(mm, npages))
+	if (!ptl_pincache_charge(mm, npages))
 		return PTL_MD_ILLEGAL;
 	p = kvzalloc(struct_size(p, pages, npages),
 		     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!p) {
-		ptl_mem_uncharge(mm, npages);
+		ptl_gup_uncharge(mm, npages);
 		return PTL_NO_SPACE;
 	}
 	p->node.start = start;
@@ -500,7 +519,7 @@ static int ptl_pin_new(struct ptl_pincache *pc, unsigned long start,
 			mmu_interval_notifier_remove(&p->notifier);
 			kref_put(&pc->ref, ptl_pincache_free);
 		}
-		ptl_mem_uncharge(mm, npages);
+		ptl_gup_uncharge(mm, npages);
 		kvfree(p);
 		return PTL_MD_ILLEGAL;
 	}
@@ -574,7 +593,7 @@ bool ptl_pin_current(struct ptl_pin *p)
  * Drops an MD's reference on @p; @written: data landed in it. Any context
  * (the core's md_release hook, NI lock held). An entry nobody uses stays
  * cached if it is valid and fits the budget; otherwise it is unpinned by
- * the work ptl_mem_flush() waits for.
+ * the work ptl_pincache_flush() waits for.
  */
 void ptl_pin_put(struct ptl_pin *p, bool written)
 {
@@ -616,13 +635,16 @@ void ptl_pin_put(struct ptl_pin *p, bool written)
 		ptl_pin_reap(p);
 }
 
-/* Module exit: every NI is gone, so every cache and entry must be. */
+/*
+ * Module exit, after ptl_mem_flush(): every NI and MD is gone, so every
+ * cache and entry must be.
+ */
 void ptl_pincache_exit(void)
 {
 	struct ptl_pincache *pc;
 	int bkt;
 
-	ptl_mem_flush();
+	ptl_pincache_flush();
 	mutex_lock(&ptl_pincache_mutex);
 	hash_for_each(ptl_pincaches, bkt, pc, hnode)
 		pr_err("pin cache of mm %p left with %u users\n", pc->mm,

@@ -47,7 +47,7 @@ typedef spinlock_t ptl_lock_t;
 #define PTLC_POISON_UNBUILT(d, n)	do { } while (0)
 
 /*
- * The EQ ring protocol (core/ptl_eq.c, uapi/p3api/eq_ring.h): the writer
+ * The EQ ring protocol (core/ptl_eq_ring.c, uapi/p3api/eq_ring.h): the writer
  * publishes a slot's sequence with a release store after its fields, the
  * reader loads it with acquire; smp_wmb() orders the "being written"
  * marker before the fields.

@@ -8,7 +8,7 @@
  * header, and the transport's scratch area. One message lives through
  * one of these lives:
  *
- *   request  PtlPut/PtlGet/PtlGetPut on this node (ptl_remote_data, in the
+ *   request  PtlPut/PtlGet/PtlGetPut on this node (ptl_remote_request, in the
  *            initiator's ioctl) -> ops->send -> ptl_msg_sent:
  *            SEND_END (put, getput); for a get, nothing unless the request
  *            failed, which ends the get with REPLY_END PTL_NI_FAIL.
@@ -30,9 +30,12 @@
  * page the transport may still send is never unpinned. Ends that may come
  * in softirq drop the NI reference with ptl_ni_put_async().
  *
- * Requests are charged to their owner's max_user_kmem and memory cgroup;
- * incoming messages are allocated in softirq on behalf of nobody and are
- * bounded by the transport's windows instead.
+ * Requests are charged to their owner's max_user_kmem and memory cgroup.
+ * Incoming messages are allocated in softirq on behalf of nobody (the
+ * transport may make a memory cgroup the active one) and bounded by the
+ * transport: a peer may hold only so many open (rtscts/open.c). Each
+ * holds its NI until it ends, so an NI that closes has the transport
+ * cancel them (ptl_remote_ni_closing()): its pid is free at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,6 +47,7 @@
 
 #include "core/ptl_core.h"
 #include "ptl_internal.h"
+#include "ptl_request.h"
 #include "ptl_trace.h"
 
 enum ptl_msg_role {
@@ -64,6 +68,7 @@ struct ptl_msg {
 	u32 dst_nid;
 	u8 role;			/* enum ptl_msg_role */
 	bool charged;			/* to ni->acct (requests) */
+	bool incoming;			/* counted in ni->incoming */
 	u8 swap_in[PTLC_CAP_GETPUT_MD];
 	u8 swap_old[PTLC_CAP_GETPUT_MD];
 	unsigned long cb[PTL_MSG_CB_SIZE / sizeof(unsigned long)];
@@ -95,6 +100,7 @@ static struct ptl_msg *ptl_msg_alloc(struct ptl_ni *ni, gfp_t gfp,
 	}
 	msg->ni = ni;
 	msg->charged = charge;
+	msg->incoming = false;
 	msg->len = 0;
 	msg->deposit = 0;
 	memset(msg->cb, 0, sizeof(msg->cb));
@@ -147,14 +153,14 @@ static void ptl_remote_send(struct ptl_iface *iface, struct ptl_msg *msg)
 }
 
 /**
- * ptl_remote_data - PTL_IOC_DATA to another node
+ * ptl_remote_request - send a call to another node
  * @ni: the initiator NI (the caller's reference)
- * @d: the call
+ * @req: the call
  *
  * Return: what the core says of the arguments; PTL_OK means initiated,
  * also when the network then fails it (with an event).
  */
-long ptl_remote_data(struct ptl_ni *ni, const struct ptl_ioc_data *d)
+long ptl_remote_request(struct ptl_ni *ni, const struct ptl_data_req *req)
 {
 	struct ptl_msg *msg;
 	int rc;
@@ -163,12 +169,11 @@ long ptl_remote_data(struct ptl_ni *ni, const struct ptl_ioc_data *d)
 	if (!msg)
 		return PTL_NO_SPACE;
 	kref_get(&ni->ref);
-	rc = ptl_data_start(ni, d, &msg->core);
+	rc = ptl_request_build(ni, req, &msg->core);
 	if (rc != PTL_OK) {
 		ptl_msg_free(msg);
 		return rc;
 	}
-	ptl_trace_request(&msg->core, d->op);
 	ptl_msg_prepare_tx(msg, PTL_ROLE_REQUEST, msg->core.mlength);
 	ptl_remote_send(ni->iface, msg);
 	return PTL_OK;
@@ -205,6 +210,12 @@ bool ptl_msg_is_response(const struct ptl_msg *msg)
 	return msg->role != PTL_ROLE_REQUEST;
 }
 EXPORT_SYMBOL_NS_GPL(ptl_msg_is_response, PORTALS);
+
+u32 ptl_msg_src_uid(const struct ptl_msg *msg)
+{
+	return ptl_wire_src_uid(msg->hdr);
+}
+EXPORT_SYMBOL_NS_GPL(ptl_msg_src_uid, PORTALS);
 
 static bool ptl_msg_range_ok(const struct ptl_msg *msg, u64 off, u64 len)
 {
@@ -391,9 +402,50 @@ struct ptl_msg *ptl_rx_start(struct ptl_binding *b, u32 src_nid,
 	trace_ptl_match(ni->nid, ni->pid, &hdr, msg->core.offset,
 			msg->core.mlength);
 	ptl_rx_plan_for(msg, act, &hdr, plan);
+	msg->incoming = true;
+	atomic_inc(&ni->incoming);
 	return msg;
 }
 EXPORT_SYMBOL_NS_GPL(ptl_rx_start, PORTALS);
+
+u64 ptl_rx_payload_len(const u8 *wire, size_t len)
+{
+	struct ptl_hdr hdr;
+
+	if (ptl_hdr_decode(wire, len, &hdr) != PTL_WIRE_OK)
+		return 0;
+	return hdr.payload_length;
+}
+EXPORT_SYMBOL_NS_GPL(ptl_rx_payload_len, PORTALS);
+
+bool ptl_msg_orphaned(const struct ptl_msg *msg)
+{
+	return !READ_ONCE(msg->ni->active);
+}
+EXPORT_SYMBOL_NS_GPL(ptl_msg_orphaned, PORTALS);
+
+/**
+ * ptl_remote_ni_closing - @ni no longer takes messages (inactive)
+ * @ni: the closing NI, still referenced by the caller
+ *
+ * Its incoming messages that the transport holds open, waiting for the
+ * rest of a payload that may never come, end now, so that the caller's
+ * put can be the last and the pid is free when the close returns.
+ * Process context.
+ */
+void ptl_remote_ni_closing(struct ptl_ni *ni)
+{
+	struct ptl_binding *b;
+
+	if (!atomic_read(&ni->incoming))
+		return;
+	b = ptl_binding_get(ni->iface);
+	if (!b)
+		return;
+	if (b->t->ops->cancel_rx)
+		b->t->ops->cancel_rx(b);
+	ptl_binding_put(b);
+}
 
 int ptl_msg_deposit(struct ptl_msg *msg, u64 off, const struct sk_buff *skb,
 		    int skb_off, u32 len)
@@ -445,6 +497,11 @@ static int ptl_rx_swap(struct ptl_msg *msg)
 struct ptl_msg *ptl_rx_done(struct ptl_msg *msg, u32 ni_fail_type)
 {
 	u32 fail = ni_fail_type == PTL_NI_OK ? PTL_NI_OK : PTL_NI_FAIL;
+
+	if (msg->incoming) {
+		msg->incoming = false;
+		atomic_dec(&msg->ni->incoming);
+	}
 
 	if (msg->role == PTL_ROLE_SWAP && fail == PTL_NI_OK &&
 	    ptl_rx_swap(msg))

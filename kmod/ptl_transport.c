@@ -209,6 +209,12 @@ int ptl_bind(struct ptl_iface *iface, struct net_device *dev,
 		NL_SET_ERR_MSG(extack, "no such transport: is its module loaded?");
 		return -ENOENT;
 	}
+	err = -EOPNOTSUPP;
+	if (cfg->auth_key && !(t->features & PTL_TRANSPORT_F_AUTH)) {
+		NL_SET_ERR_MSG(extack,
+			       "this transport cannot authenticate frames: bind without a key");
+		goto err_module;
+	}
 	err = -ENOMEM;
 	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 	if (!b)

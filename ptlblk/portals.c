@@ -73,10 +73,25 @@ static void ptlblk_hello_event(struct ptlblk_dev *dev, const ptl_event_t *ev)
 	}
 }
 
+/*
+ * The READ's data came (PUT_END) or the WRITE's was taken (GET_END), all
+ * of it: only then may the request end with success (ptlblk_complete()).
+ * Before the UNLINK that drops the bulk reference, so seen by completion.
+ */
+static void ptlblk_bulk_moved(struct ptlblk_cmd *cmd, const ptl_event_t *ev)
+{
+	struct request *rq = blk_mq_rq_from_pdu(cmd);
+
+	if (ev->ni_fail_type == PTL_NI_OK && ev->mlength == blk_rq_bytes(rq))
+		set_bit(PTLBLK_CMD_MOVED, &cmd->flags);
+}
+
 static void ptlblk_bulk_event(struct ptlblk_cmd *cmd, const ptl_event_t *ev)
 {
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 
+	if (ev->type == PTL_EVENT_PUT_END || ev->type == PTL_EVENT_GET_END)
+		ptlblk_bulk_moved(cmd, ev);
 	switch (ev->type) {
 	case PTL_EVENT_PUT_END:
 		/* READ data (or a refusal) with the status in hdr_data */

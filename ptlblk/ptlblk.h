@@ -97,6 +97,7 @@ struct ptlblk_dev {
 
 /* ptlblk_cmd.flags */
 #define PTLBLK_CMD_BULK		0	/* its bulk ME is (or may be) linked */
+#define PTLBLK_CMD_MOVED	1	/* every byte moved through the bulk MD */
 
 /* Per request (the blk-mq pdu). */
 struct ptlblk_cmd {

@@ -16,6 +16,12 @@
  * the request ends, which is after the MD is gone). Reads land in them
  * straight from the transport's frames.
  *
+ * Success needs the data: a READ or WRITE ends with BLK_STS_OK only if
+ * the server said so and its bulk MD moved every byte (PTLBLK_CMD_MOVED).
+ * A server that answers a READ on the reply portal, or a WRITE without
+ * fetching it (all of it), gets an error, never a success for pages the
+ * data never reached (ptlblk_complete()).
+ *
  * Failures: a request put the network gave up on (SEND_END PTL_NI_FAIL),
  * or a request unanswered for the device's timeout, declares the device
  * dead (ptlblk_kill): its requests in flight fail at once
@@ -268,6 +274,26 @@ out:
 	return BLK_STS_OK;
 }
 
+/*
+ * The status a request ends with: the server's, unless it claims success
+ * for a READ or WRITE whose data did not move.
+ */
+static blk_status_t ptlblk_cmd_status(struct ptlblk_cmd *cmd,
+				      struct request *rq)
+{
+	blk_status_t status;
+
+	status = (__force blk_status_t)(atomic_read(&cmd->status) - 1);
+	if (status != BLK_STS_OK || test_bit(PTLBLK_CMD_MOVED, &cmd->flags) ||
+	    (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE))
+		return status;
+	pr_err_ratelimited("%s: the server answered a %s of %u bytes with success, but its data did not move: failing it\n",
+			   cmd->dev->disk->disk_name,
+			   req_op(rq) == REQ_OP_READ ? "READ" : "WRITE",
+			   blk_rq_bytes(rq));
+	return BLK_STS_IOERR;
+}
+
 static void ptlblk_complete(struct request *rq)
 {
 	struct ptlblk_cmd *cmd = blk_mq_rq_to_pdu(rq);
@@ -291,7 +317,7 @@ static void ptlblk_complete(struct request *rq)
 		atomic64_inc(&dev->stats[PTLBLK_ST_DISCARDS]);
 		break;
 	}
-	status = (__force blk_status_t)(atomic_read(&cmd->status) - 1);
+	status = ptlblk_cmd_status(cmd, rq);
 	if (status != BLK_STS_OK)
 		atomic64_inc(&dev->stats[PTLBLK_ST_ERRORS]);
 	blk_mq_end_request(rq, status);

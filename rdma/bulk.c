@@ -30,7 +30,6 @@
 #include <p3api/misc.h>
 #include <p3api/types.h>
 
-#include "core/ptl_wire.h"
 #include "prd.h"
 
 static void prd_err_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -709,7 +708,7 @@ int prd_rx_gets(struct prd_conn *conn, const struct prd_frame *f,
 
 	if (len != PTL_WIRE_HDR_LEN + sizeof(*desc) || f->payload ||
 	    !cookie || cookie > PRD_RDMA_SLOTS ||
-	    p[PRD_WIRE_TYPE] != PTL_MSG_GET || desc->rsvd)
+	    ptl_wire_type(p) != PTL_MSG_GET || desc->rsvd)
 		return -EPROTO;
 	slen = be64_to_cpu(desc->len);
 	if (!slen || slen > PRD_RDMA_MAX ||
@@ -855,7 +854,7 @@ int prd_rx_sink(struct prd_conn *conn, const struct prd_frame *f,
 	    wc->ex.invalidate_rkey != sink->mr->rkey)
 		return -EPROTO;
 	if (len ? len != PTL_WIRE_HDR_LEN || written > sink->round_len ||
-		  p[PRD_WIRE_TYPE] != PTL_MSG_REPLY : written)
+		  ptl_wire_type(p) != PTL_MSG_REPLY : written)
 		return -EPROTO;
 	/* The rkey is invalid: no device writes these pages any more. */
 	prd_slot_unmap(conn, sink, DMA_FROM_DEVICE);

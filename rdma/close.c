@@ -25,6 +25,15 @@
  *
  * CLOSE and CLOSE_ACK use no credit, as a NOOP does. A connection closed
  * so is counted as reclaimed, and its end is no news for ptlctl monitor.
+ *
+ * A peer that takes our CLOSEs (its adapter acknowledges them) and never
+ * answers would keep the connection, its QP, CQ and buffers, for ever. So
+ * after PRD_CLOSE_ASKS CLOSEs with no message frame completing either way
+ * since (a live peer that is busy makes progress, and one that waits
+ * answers once it is done), or when no send buffer is free to ask with
+ * after idle_s (the peer takes none of our frames), the connection is
+ * killed as a failed one: it holds no message of ours, and the peer learns
+ * of it by the disconnect. Counted as close_timeouts.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,27 +45,45 @@ static bool prd_close_allowed(struct prd_conn *conn)
 	return conn->state == PRD_CONN_UP && !prd_conn_waiting(conn);
 }
 
+/* Step 1: CLOSE, once more. conn->lock held, a send buffer free. */
+static void prd_close_ask(struct prd_conn *conn)
+{
+	WRITE_ONCE(conn->closing, true);
+	conn->close_asked = true;
+	conn->close_asks++;
+	conn->close_mark = conn->tx_msg_frames;
+	if (prd_post_ctl(conn, PRD_FRAME_CLOSE))
+		__prd_conn_kill(conn);
+	conn->sw_since = jiffies;	/* ask again after idle_s */
+}
+
+/* The peer does not answer: the connection goes. conn->lock held. */
+static void prd_close_give_up(struct prd_conn *conn)
+{
+	pr_info_ratelimited("nid %u: %u CLOSEs unanswered, nothing moving: closing the connection\n",
+			    conn->nid, conn->close_asks);
+	prd_stat_add(conn->pif, PRD_ST_CLOSE_TIMEOUTS, 1);
+	__prd_conn_kill(conn);
+}
+
 /*
  * From the sweep (pif->lock held): takes a closing connection out of the
- * peers, and asks the peer to close it if it has been @idle.
+ * peers, and asks the peer to close it if it has been @idle (or gives up
+ * on a peer that never answers).
  */
 void prd_close_idle(struct prd_conn *conn, bool idle)
 {
-	int err;
-
 	/* Only compared, never followed. Before the flag: see step 1. */
 	xa_cmpxchg(&conn->pif->peers, conn->nid, conn, NULL, 0);
 	if (!idle)
 		return;
 	spin_lock_bh(&conn->lock);
-	if (prd_close_allowed(conn) && !list_empty(&conn->tx_free)) {
-		WRITE_ONCE(conn->closing, true);
-		conn->close_asked = true;
-		conn->close_mark = conn->tx_msg_frames;
-		err = prd_post_ctl(conn, PRD_FRAME_CLOSE);
-		if (err)
-			__prd_conn_kill(conn);
-		conn->sw_since = jiffies;	/* ask again after idle_s */
+	if (prd_close_allowed(conn)) {
+		if (conn->close_asks >= PRD_CLOSE_ASKS ||
+		    list_empty(&conn->tx_free))
+			prd_close_give_up(conn);
+		else
+			prd_close_ask(conn);
 	}
 	spin_unlock_bh(&conn->lock);
 }

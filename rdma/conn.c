@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 
 #include <linux/portals_netlink.h>
+#include <rdma/ib_cm.h>
 
 #include "prd.h"
 
@@ -82,14 +83,28 @@ static void prd_conn_timeout(struct work_struct *work)
 	spin_unlock_bh(&conn->lock);
 }
 
-/* A new connection on pif->conns (its reference), or NULL if closing. */
+/*
+ * Room for one more inbound connection, which is not yet established:
+ * what a host on the fabric can make us hold is bounded. pif->lock held.
+ */
+static bool prd_inbound_room(struct prd_iface *pif)
+{
+	return pif->nin < READ_ONCE(prd_max_inbound) &&
+	       pif->nin_pending < READ_ONCE(prd_max_inbound_pending);
+}
+
+/*
+ * A new connection on pif->conns (its reference); -ENETDOWN if the
+ * interface is closing, -EBUSY if an inbound one finds no room.
+ */
 static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
 				       bool active)
 {
 	struct prd_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	int err = -ENETDOWN;
 
 	if (!conn)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	conn->kind = PRD_KIND_CONN;
 	conn->pif = pif;
 	conn->nid = nid;
@@ -107,15 +122,38 @@ static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
 	INIT_WORK(&conn->kill_work, prd_conn_teardown);
 
 	mutex_lock(&pif->lock);
-	if (pif->closing) {
-		mutex_unlock(&pif->lock);
-		kfree(conn);
-		return NULL;
+	if (pif->closing)
+		goto err_unlock;
+	if (!active) {
+		err = -EBUSY;
+		if (!prd_inbound_room(pif))
+			goto err_unlock;
+		pif->nin++;
+		pif->nin_pending++;
+		conn->in_pending = true;
 	}
 	list_add_tail(&conn->node, &pif->conns);
 	pif->nconns++;
 	mutex_unlock(&pif->lock);
 	return conn;
+
+err_unlock:
+	mutex_unlock(&pif->lock);
+	kfree(conn);
+	return ERR_PTR(err);
+}
+
+/* An inbound connection is established: no longer pending. */
+static void prd_inbound_up(struct prd_conn *conn)
+{
+	struct prd_iface *pif = conn->pif;
+
+	mutex_lock(&pif->lock);
+	if (conn->in_pending) {
+		conn->in_pending = false;
+		pif->nin_pending--;
+	}
+	mutex_unlock(&pif->lock);
 }
 
 static void prd_conn_unlist(struct prd_conn *conn)
@@ -124,6 +162,10 @@ static void prd_conn_unlist(struct prd_conn *conn)
 
 	mutex_lock(&pif->lock);
 	list_del(&conn->node);
+	if (conn->in_pending)
+		pif->nin_pending--;
+	if (!conn->active)
+		pif->nin--;
 	if (!--pif->nconns)
 		wake_up(&pif->idle);
 	mutex_unlock(&pif->lock);
@@ -295,6 +337,8 @@ static void prd_conn_up(struct prd_conn *conn, struct rdma_cm_event *ev)
 	}
 	spin_unlock_bh(&conn->lock);
 	cancel_delayed_work(&conn->timer);
+	if (!conn->active)
+		prd_inbound_up(conn);
 	/* As rtscts does: ptlctl monitor sees peers come and go. */
 	if (conn->was_up)
 		ptl_binding_peer_event(conn->pif->b, conn->nid,
@@ -313,6 +357,28 @@ static int prd_conn_route_resolved(struct prd_conn *conn)
 	prd_conn_data_init(conn, &d, &param);
 	/* In the event handler: its mutex is held. */
 	return rdma_connect_locked(conn->id, &param);
+}
+
+/* Why the peer refused us, if it said so (struct prd_reject). */
+static void prd_conn_rejected(struct prd_conn *conn,
+			      const struct rdma_cm_event *ev)
+{
+	static const char * const why[] = {
+		[PRD_REJ_PROTO] = "bad private data or another version",
+		[PRD_REJ_DST_NID] = "it is not that nid",
+		[PRD_REJ_SRC_NID] = "our nid is not our address",
+		[PRD_REJ_BUSY] = "too many inbound connections",
+		[PRD_REJ_NOMEM] = "no resources",
+	};
+	const struct prd_reject *rej = ev->param.conn.private_data;
+	unsigned int reason = 0;
+
+	if (rej && ev->param.conn.private_data_len >= sizeof(*rej) &&
+	    be16_to_cpu(rej->magic) == PRD_MAGIC)
+		reason = be16_to_cpu(rej->reason);
+	pr_info_ratelimited("nid %u: refused: %s\n", conn->nid,
+			    reason && reason < ARRAY_SIZE(why) ? why[reason] :
+			    rdma_reject_msg(conn->id, ev->status));
 }
 
 static int prd_conn_event(struct prd_conn *conn, struct rdma_cm_event *ev)
@@ -335,6 +401,10 @@ static int prd_conn_event(struct prd_conn *conn, struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		prd_conn_rejected(conn, ev);
+		err = -ECONNREFUSED;
 		break;
 	default:	/* errors, rejects, device removal, address change */
 		pr_info_ratelimited("nid %u: %s (%d)\n", conn->nid,
@@ -366,7 +436,78 @@ static void prd_conn_abort(struct prd_conn *conn)
 	prd_conn_put(conn);
 }
 
-/* CONNECT_REQUEST on the listener; non-zero has rdma_cm reject it. */
+/*
+ * Refuses a connect request: a reject whose private data says why, then
+ * non-zero, for rdma_cm to destroy the id.
+ */
+static int prd_cm_refuse(struct prd_iface *pif, struct rdma_cm_id *id,
+			 enum prd_reject_reason reason, enum prd_stat st,
+			 int err)
+{
+	struct prd_reject rej = {
+		.magic = cpu_to_be16(PRD_MAGIC),
+		.version = cpu_to_be16(PRD_VERSION),
+		.reason = cpu_to_be16(reason),
+	};
+
+	prd_stat_add(pif, st, 1);
+	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	return err;
+}
+
+/*
+ * The nid of the address a connect request came from, as rdma_cm reports
+ * it (the new id's destination); 0 if it is not IPv4.
+ */
+static u32 prd_cm_peer_nid(struct rdma_cm_id *id)
+{
+	const struct sockaddr_in *sin =
+		(const struct sockaddr_in *)&id->route.addr.dst_addr;
+
+	if (sin->sin_family != AF_INET)
+		return 0;
+	return be32_to_cpu(sin->sin_addr.s_addr);
+}
+
+/*
+ * Who may connect: a request in our protocol, for our nid, from the
+ * address its src_nid names. A nid is its node's address, and our
+ * requests to that nid may take the connection: a host that could claim
+ * any nid would receive them, and its messages would pass as that node's.
+ * 0, or the reject's reason.
+ */
+static int prd_cm_admit(struct prd_iface *pif, struct rdma_cm_id *id,
+			struct rdma_cm_event *ev, u32 *credits,
+			u32 *frame_size)
+{
+	const struct prd_conn_data *d = ev->param.conn.private_data;
+	u32 src;
+
+	if (prd_conn_data_check(&ev->param.conn, credits, frame_size))
+		return PRD_REJ_PROTO;
+	if (be32_to_cpu(d->dst_nid) != ptl_binding_nid(pif->b))
+		return PRD_REJ_DST_NID;
+	src = be32_to_cpu(d->src_nid);
+	if (src != prd_cm_peer_nid(id)) {
+		pr_info_ratelimited("interface %u: a connect request from %pISc claims nid %u: refused\n",
+				    ptl_binding_iface(pif->b),
+				    &id->route.addr.dst_addr, src);
+		return PRD_REJ_SRC_NID;
+	}
+	return 0;
+}
+
+/* No room for an inbound connection: the reject says so. */
+static int prd_cm_busy(struct prd_iface *pif, struct rdma_cm_id *id)
+{
+	pr_info_ratelimited("interface %u: %u inbound connections, %u not yet established: refusing %pISc\n",
+			    ptl_binding_iface(pif->b), READ_ONCE(pif->nin),
+			    READ_ONCE(pif->nin_pending),
+			    &id->route.addr.dst_addr);
+	return prd_cm_refuse(pif, id, PRD_REJ_BUSY, PRD_ST_REFUSED, -EBUSY);
+}
+
+/* CONNECT_REQUEST on the listener; non-zero has rdma_cm destroy the id. */
 static int prd_cm_request(struct prd_iface *pif, struct rdma_cm_id *id,
 			  struct rdma_cm_event *ev)
 {
@@ -378,20 +519,26 @@ static int prd_cm_request(struct prd_iface *pif, struct rdma_cm_id *id,
 	bool kept;
 	int err;
 
-	err = prd_conn_data_check(&ev->param.conn, &credits, &frame_size);
-	if (err || be32_to_cpu(d->dst_nid) != ptl_binding_nid(pif->b)) {
-		prd_stat_add(pif, PRD_ST_BAD_FRAMES, 1);
-		return -EPROTO;
-	}
+	err = prd_cm_admit(pif, id, ev, &credits, &frame_size);
+	if (err)
+		return prd_cm_refuse(pif, id, err, err == PRD_REJ_SRC_NID ?
+				     PRD_ST_BAD_NID : PRD_ST_BAD_FRAMES,
+				     -EPROTO);
 	conn = prd_conn_alloc(pif, be32_to_cpu(d->src_nid), false);
-	if (!conn)
-		return -ENOMEM;
+	if (IS_ERR(conn) && PTR_ERR(conn) == -EBUSY)
+		return prd_cm_busy(pif, id);
+	if (IS_ERR(conn))
+		return prd_cm_refuse(pif, id, PRD_REJ_NOMEM, PRD_ST_CONN_FAILS,
+				     PTR_ERR(conn));
 	conn->id = id;
 	conn->tx_credits = credits;
 	conn->frame_size = frame_size;
 	err = prd_conn_setup_qp(conn);
-	if (err)
-		goto err_abort;
+	if (err) {
+		prd_conn_abort(conn);
+		return prd_cm_refuse(pif, id, PRD_REJ_NOMEM, PRD_ST_CONN_FAILS,
+				     err);
+	}
 	prd_conn_data_init(conn, &mine, &param);
 	/*
 	 * Requests to the peer go this way unless a connection is there
@@ -408,16 +555,13 @@ static int prd_cm_request(struct prd_iface *pif, struct rdma_cm_id *id,
 	if (err) {
 		if (kept)
 			xa_cmpxchg(&pif->peers, conn->nid, conn, NULL, 0);
-		goto err_abort;
+		prd_conn_abort(conn);	/* rdma_cm destroys the id */
+		return err;
 	}
 	id->context = conn;
 	queue_delayed_work(prd_wq, &conn->timer,
 			   msecs_to_jiffies(prd_connect_timeout_ms));
 	return 0;
-
-err_abort:
-	prd_conn_abort(conn);	/* rdma_cm destroys the id */
-	return err;
 }
 
 static int prd_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -521,8 +665,8 @@ static struct prd_conn *prd_conn_connect(struct prd_iface *pif, u32 nid)
 	int err;
 
 	conn = prd_conn_alloc(pif, nid, true);
-	if (!conn)
-		return ERR_PTR(-ENETDOWN);
+	if (IS_ERR(conn))
+		return conn;
 	conn->id = rdma_create_id(pif->net, prd_cm_handler, conn,
 				  RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(conn->id)) {

@@ -58,6 +58,20 @@ module_param_named(peer_idle_s, prd_peer_idle_s, uint, 0644);
 MODULE_PARM_DESC(peer_idle_s,
 		 "A connection idle this long is closed, by a handshake that loses nothing; 0: never (default 60)");
 
+/*
+ * What a host on the fabric can make a node hold: each connection costs a
+ * QP, a CQ and about 730 KiB (Documentation/rdma-transport.md).
+ */
+unsigned int prd_max_inbound = 1024;
+module_param_named(max_inbound, prd_max_inbound, uint, 0644);
+MODULE_PARM_DESC(max_inbound,
+		 "Connections accepted from peers per interface; more are refused (default 1024)");
+
+unsigned int prd_max_inbound_pending = 64;
+module_param_named(max_inbound_pending, prd_max_inbound_pending, uint, 0644);
+MODULE_PARM_DESC(max_inbound_pending,
+		 "Of those, not yet established (each ends at connect_timeout_ms); more are refused (default 64)");
+
 struct workqueue_struct *prd_wq;
 
 /* The first IPv4 address of @dev, network order; 0 if none. RTNL. */
@@ -190,14 +204,16 @@ static int prd_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		{ PTL_STAT_TIMEOUTS, PRD_ST_STALLS },
 		{ PTL_STAT_PEERS_RECLAIMED, PRD_ST_IDLE_CLOSES },
 		{ PTL_STAT_SINK_GETS, PRD_ST_SINK_GETS },
+		{ PTL_STAT_CONNS_REFUSED, PRD_ST_REFUSED },
+		{ PTL_STAT_CONNS_BAD_NID, PRD_ST_BAD_NID },
+		{ PTL_STAT_CLOSE_TIMEOUTS, PRD_ST_CLOSE_TIMEOUTS },
 	};
 	struct prd_iface *pif = ptl_binding_priv(b);
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(map); i++)
-		if (nla_put_u64_64bit(skb, map[i].attr,
-				      atomic64_read(&pif->stats[map[i].st]),
-				      PTL_STAT_PAD))
+		if (ptl_nla_put_stat(skb, map[i].attr,
+				     atomic64_read(&pif->stats[map[i].st])))
 			return -EMSGSIZE;
 	return 0;
 }

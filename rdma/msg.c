@@ -24,7 +24,6 @@
 #include <p3api/misc.h>
 #include <p3api/types.h>
 
-#include "core/ptl_wire.h"
 #include "prd.h"
 
 static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc);

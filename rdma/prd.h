@@ -11,7 +11,8 @@
  * posted receive buffers; credits piggybacked on every frame (or sent
  * alone in a NOOP) guarantee a buffer is posted for each data frame.
  *
- * Locks: iface->lock (mutex) guards the list of connections; the xarray
+ * Locks: iface->lock (mutex) guards the list of connections and their
+ * counts (nconns, nin, nin_pending, conn->in_pending); the xarray
  * iface->peers (its own lock) maps a nid to the connection messages for
  * it are sent on; conn->lock (spinlock, BH) guards a connection's send
  * side and state. The receive side of a connection is only touched by its
@@ -69,9 +70,6 @@ struct prd_sink {
 	__be64 len;		/* bytes the MR takes: 1..PRD_RDMA_MAX */
 };
 
-/* Offset of the message type in the Portals wire header (ptl_wire.h). */
-#define PRD_WIRE_TYPE		5
-
 /*
  * After the frame header of a CTS: where to write the round of the
  * payload that starts at @off (the frame's payload field: its bytes).
@@ -110,6 +108,33 @@ struct prd_conn_data {
 	__be32 dst_nid;
 	__be32 frame_size;	/* largest frame the sender accepts */
 };
+
+/*
+ * rdma_cm private data of a reject (rdma_reject(), IB_CM_REJ_CONSUMER_DEFINED):
+ * why the connect request was refused. Peers that do not know it see a
+ * reject as before.
+ */
+struct prd_reject {
+	__be16 magic;
+	__be16 version;
+	__be16 reason;		/* enum prd_reject_reason */
+	__be16 rsvd;
+};
+
+enum prd_reject_reason {
+	PRD_REJ_PROTO = 1,	/* bad private data or another version */
+	PRD_REJ_DST_NID = 2,	/* dst_nid is not this interface's nid */
+	PRD_REJ_SRC_NID = 3,	/* src_nid is not the address it came from */
+	PRD_REJ_BUSY = 4,	/* max_inbound or max_inbound_pending reached */
+	PRD_REJ_NOMEM = 5,	/* no memory or adapter resources for it */
+};
+
+/*
+ * Unanswered CLOSEs (close.c) after which an idle connection is freed
+ * anyway: a peer that takes our frames but never answers would otherwise
+ * keep it for ever.
+ */
+#define PRD_CLOSE_ASKS		3
 
 /* Receive buffers posted beyond the credits, for NOOPs. */
 #define PRD_NOOP_SPARE		4
@@ -203,6 +228,7 @@ struct prd_conn {
 	struct rdma_cm_id *id;
 	u32 nid;		/* the peer's */
 	bool active;		/* we connected, rather than accepted */
+	bool in_pending;	/* accepted, not yet up: pif->nin_pending */
 	bool was_up;		/* established once: its end is news */
 	int last_event;		/* rdma_cm's, for the connect timeout's log */
 	struct list_head node;	/* on pif->conns */
@@ -255,6 +281,7 @@ struct prd_conn {
 	bool close_asked;		/* we sent CLOSE */
 	bool close_acked;		/* we sent CLOSE_ACK */
 	bool close_done;		/* the peer's CLOSE_ACK: we disconnect */
+	u8 close_asks;			/* CLOSEs sent since the last progress */
 	u32 tx_msg_frames;		/* message frames posted */
 	u32 close_mark;			/* tx_msg_frames at our CLOSE */
 	struct work_struct kill_work;	/* teardown */
@@ -299,6 +326,9 @@ enum prd_stat {
 	PRD_ST_STALLS,		/* connections the watchdog killed */
 	PRD_ST_IDLE_CLOSES,	/* connections closed for idleness */
 	PRD_ST_SINK_GETS,	/* REPLYs written into a sink, sent or received */
+	PRD_ST_REFUSED,		/* inbound connections over a cap */
+	PRD_ST_BAD_NID,		/* inbound: src_nid not the address */
+	PRD_ST_CLOSE_TIMEOUTS,	/* freed after PRD_CLOSE_ASKS unanswered */
 	PRD_ST_MAX
 };
 
@@ -314,6 +344,8 @@ struct prd_iface {
 	struct mutex lock;
 	struct list_head conns;
 	unsigned int nconns;
+	unsigned int nin;		/* inbound (accepted) connections */
+	unsigned int nin_pending;	/* of which not yet established */
 	bool closing;
 	wait_queue_head_t idle;
 	struct xarray peers;		/* nid -> struct prd_conn for sends */
@@ -329,6 +361,8 @@ extern unsigned int prd_connect_timeout_ms;
 extern unsigned int prd_rdma_min;
 extern unsigned int prd_progress_timeout_ms;
 extern unsigned int prd_peer_idle_s;
+extern unsigned int prd_max_inbound;
+extern unsigned int prd_max_inbound_pending;
 extern struct workqueue_struct *prd_wq;
 
 static inline void prd_stat_add(struct prd_iface *pif, enum prd_stat s,
@@ -392,8 +426,7 @@ int prd_rx_close_ack(struct prd_conn *conn);
 bool prd_conn_closed_idle(struct prd_conn *conn, unsigned int failed);
 
 /* netlink.c */
-int prd_dump_peers(struct ptl_binding *b, struct sk_buff *skb,
-		   struct netlink_callback *cb);
+int prd_dump_peers(struct ptl_binding *b, struct ptl_peer_dump *d);
 
 /* bulk.c */
 int prd_slots_alloc(struct prd_conn *conn);

@@ -99,6 +99,7 @@ static enum prd_verdict prd_conn_verdict(struct prd_conn *conn,
 		conn->sw_waiting = waiting;
 		conn->sw_probed = false;
 		conn->sw_since = now;
+		conn->close_asks = 0;	/* the peer is alive: close.c */
 		return PRD_CONN_FINE;
 	}
 	/* First: kicks (no progress) must not put the bound off. */

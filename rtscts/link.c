@@ -19,7 +19,8 @@
  * the peer lock and sent after it is dropped (rtscts_xmit).
  *
  * Addressing: peers are found by nid. Unless ptlctl gave a static
- * link-layer address, a peer's address is learnt from the frames it sends,
+ * link-layer address, a peer's address is learnt from the frames it sends
+ * that pass every check (incarnation.c),
  * or resolved with the kernel's ARP table when our nid is an IPv4 address
  * of the device: nid = IPv4 address (host order) needs no configuration on
  * a flat Ethernet segment (Documentation/wire-protocol.md, "Addressing").
@@ -127,8 +128,11 @@ struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, size_t linear,
 	size_t size;
 	struct sk_buff *skb;
 
+	/* An authenticated frame's tag goes in the tail room (auth.c). */
 	if (linear > RTSCTS_MAX_FRAME ||
 	    check_add_overflow(head, linear, &size) ||
+	    (rif->auth &&
+	     check_add_overflow(size, (size_t)RTSCTS_AUTH_TAG_LEN, &size)) ||
 	    check_add_overflow(size, (size_t)READ_ONCE(dev->needed_tailroom),
 			       &size))
 		return NULL;
@@ -141,38 +145,72 @@ struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, size_t linear,
 }
 
 /**
- * rtscts_finish_frame - fill the common header, checksum, link header
+ * rtscts_seal_frame - encode the headers, checksum or tag, link header
+ * @rif: the interface
+ * @skb: the frame, its headers reserved at the start of the linear part
+ * @f: every header field but the checksums and the lengths
+ * @mac: the destination's link-layer address
+ *
+ * Return: 0, or an error from the tag (auth.c): the frame is not sent.
+ */
+int rtscts_seal_frame(struct rtscts_if *rif, struct sk_buff *skb,
+		      struct rtscts_frame *f, const u8 *mac)
+{
+	int err;
+
+	f->frame_len = skb->len;
+	f->csum_len = skb_headlen(skb);
+	if (rif->auth) {
+		/* The tag covers every byte: no crc, no pcsum. */
+		f->flags |= RTSCTS_F_AUTH;
+		f->pcsum = 0;
+		rtscts_frame_encode(f, skb->data);
+		err = rtscts_auth_seal(rif, skb);
+		if (err)
+			return err;
+	} else {
+		f->pcsum = f->csum_len < f->frame_len ?
+			   rtscts_pcsum(skb, f->csum_len, f->frame_len) : 0;
+		rtscts_frame_encode(f, skb->data);
+		rtscts_frame_set_crc(skb->data,
+				     rtscts_frame_crc(skb->data, f->csum_len,
+						      rtscts_crc32c));
+	}
+	skb->dev = rif->dev;
+	skb->protocol = htons(rif->ethertype);
+	dev_hard_header(skb, rif->dev, rif->ethertype, mac,
+			rif->dev->dev_addr, skb->len);
+	skb_reset_mac_header(skb);
+	return 0;
+}
+
+/**
+ * rtscts_finish_frame - fill the common header and seal the frame
  * @peer: the destination (lock held)
  * @skb: the frame: type header and payload in place, headers reserved at
  *	the start of the linear part
  * @f: the frame's type and type fields; the rest is filled here
+ *
+ * Return: 0, or an error (see rtscts_seal_frame): free @skb.
  */
-void rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,
-			 struct rtscts_frame *f)
+int rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,
+			struct rtscts_frame *f)
 {
 	struct rtscts_if *rif = peer->rif;
+	int err;
 
-	f->frame_len = skb->len;
-	f->csum_len = skb_headlen(skb);
-	f->pcsum = f->csum_len < f->frame_len ?
-		   rtscts_pcsum(skb, f->csum_len, f->frame_len) : 0;
 	f->src_nid = ptl_binding_nid(rif->b);
 	f->dst_nid = peer->nid;
 	f->src_inc = rif->incarnation;
 	f->dst_inc = peer->rx_inc;
 	rtscts_fill_ack(peer, f);
-	rtscts_frame_encode(f, skb->data);
-	rtscts_frame_set_crc(skb->data,
-			     rtscts_frame_crc(skb->data, f->csum_len,
-					      rtscts_crc32c));
-	skb->dev = rif->dev;
-	skb->protocol = htons(rif->ethertype);
-	dev_hard_header(skb, rif->dev, rif->ethertype, peer->lladdr,
-			rif->dev->dev_addr, skb->len);
-	skb_reset_mac_header(skb);
+	err = rtscts_seal_frame(rif, skb, f, peer->lladdr);
+	if (err)
+		return err;
 	peer->st.tx_frames++;
 	peer->st.tx_bytes += skb->len;
 	trace_rtscts_tx(rif, peer->nid, f);
+	return 0;
 }
 
 void rtscts_xmit(struct rtscts_if *rif, struct sk_buff_head *q)
@@ -217,6 +255,10 @@ bool rtscts_resolve(struct rtscts_peer *peer)
 		rtscts_peer_set_state(peer, PTL_PEER_UP);
 		return true;
 	}
+	/* The timer's retry backs off with each try (timers.c). */
+	if (peer->resolve_tries < U8_MAX)
+		peer->resolve_tries++;
+	rtscts_count(peer->rif, PTL_STAT_RESOLVE_TRIES, 1);
 	n = __neigh_lookup(&arp_tbl, &ip, dev, 1);
 	if (!IS_ERR_OR_NULL(n)) {
 		neigh_event_send(n, NULL);
@@ -227,7 +269,21 @@ bool rtscts_resolve(struct rtscts_peer *peer)
 
 /* ---- receiving ---- */
 
-/* Headers, lengths, checksum, addressing; 0 or a reason to drop. */
+/* The CRC and pcsum of an unauthenticated frame, trimmed to frame_len. */
+static bool rtscts_check_crc(const struct sk_buff *skb,
+			     const struct rtscts_frame *f)
+{
+	if (rtscts_frame_crc(skb->data, f->csum_len, rtscts_crc32c) != f->crc)
+		return false;
+	return f->csum_len == f->frame_len ||
+	       rtscts_pcsum(skb, f->csum_len, f->frame_len) == f->pcsum;
+}
+
+/*
+ * Headers, lengths, checksum or tag, addressing; 0 or a reason to drop.
+ * Nothing of the frame is believed before its tag is checked: the decoder
+ * only reads where the tag is.
+ */
 static int rtscts_check(struct rtscts_if *rif, struct sk_buff *skb,
 			struct rtscts_frame *f)
 {
@@ -242,13 +298,19 @@ static int rtscts_check(struct rtscts_if *rif, struct sk_buff *skb,
 	err = rtscts_frame_decode(skb->data, skb_headlen(skb), skb->len, f);
 	if (err)
 		return err;
-	/* Ethernet pads short frames: frame_len says where ours ends. */
-	if (pskb_trim(skb, f->frame_len) || !pskb_may_pull(skb, f->csum_len))
+	if (!f->tag_len != !rif->auth)
+		return RTSCTS_FRAME_EAUTH;
+	/*
+	 * Ethernet pads short frames: frame_len, and the tag after it, say
+	 * where ours ends. The tag stays: a frame held ahead of a gap is
+	 * decoded again, whole (rtscts_drain_ooo).
+	 */
+	if (pskb_trim(skb, f->frame_len + f->tag_len) ||
+	    !pskb_may_pull(skb, f->csum_len))
 		return RTSCTS_FRAME_ELENGTH;
-	if (rtscts_frame_crc(skb->data, f->csum_len, rtscts_crc32c) != f->crc)
-		return RTSCTS_FRAME_EFIELD;
-	if (f->csum_len < f->frame_len &&
-	    rtscts_pcsum(skb, f->csum_len, f->frame_len) != f->pcsum)
+	if (f->tag_len && !rtscts_auth_verify(rif, skb, f->frame_len))
+		return RTSCTS_FRAME_EAUTH;
+	if (!f->tag_len && !rtscts_check_crc(skb, f))
 		return RTSCTS_FRAME_EFIELD;
 	if (f->dst_nid != ptl_binding_nid(rif->b) ||
 	    f->src_nid == f->dst_nid)
@@ -273,7 +335,8 @@ static int rtscts_rcv(struct sk_buff *skb, struct net_device *dev,
 		return NET_RX_DROP;
 	err = rtscts_check(rif, skb, &f);
 	if (err) {
-		rtscts_count(rif, PTL_STAT_BAD_FRAMES, 1);
+		rtscts_count(rif, err == RTSCTS_FRAME_EAUTH ?
+			     PTL_STAT_AUTH_FAILED : PTL_STAT_BAD_FRAMES, 1);
 		trace_rtscts_bad(rif, err);
 		goto drop;
 	}
@@ -287,7 +350,14 @@ static int rtscts_rcv(struct sk_buff *skb, struct net_device *dev,
 		rtscts_xmit(rif, &xq);
 		goto drop;
 	}
-	peer = rtscts_peer_get(rif, f.src_nid, GFP_ATOMIC);
+	/* Asked who we are (incarnation.c): answered, no state kept. */
+	if (f.type == RTSCTS_CHALLENGE) {
+		rtscts_answer_challenge(rif, &f, eth_hdr(skb)->h_source, &xq);
+		rtscts_xmit(rif, &xq);
+		consume_skb(skb);
+		return NET_RX_SUCCESS;
+	}
+	peer = rtscts_peer_get(rif, f.src_nid, RTSCTS_OWNER_NONE, GFP_ATOMIC);
 	if (!peer) {
 		rtscts_count(rif, PTL_STAT_NO_BUFFER, 1);
 		goto drop;
@@ -297,10 +367,7 @@ static int rtscts_rcv(struct sk_buff *skb, struct net_device *dev,
 		spin_unlock_bh(&peer->lock);
 		goto drop;
 	}
-	if (!peer->is_static) {
-		ether_addr_copy(peer->lladdr, eth_hdr(skb)->h_source);
-		peer->lladdr_valid = true;
-	}
+	/* Its address is learnt there, once the frame passed every check. */
 	rtscts_rx_reliable(peer, skb, &f, &xq);	/* takes the skb */
 	spin_unlock_bh(&peer->lock);
 	rtscts_xmit(rif, &xq);
@@ -329,31 +396,38 @@ static u32 rtscts_incarnation(void)
 	return next;
 }
 
-static int rtscts_check_mtu(unsigned int mtu, struct netlink_ext_ack *extack)
+/* A MSG frame with a byte of payload (and its tag if @auth) must fit. */
+static int rtscts_check_mtu(unsigned int mtu, bool auth,
+			    struct netlink_ext_ack *extack)
 {
 	if (mtu < RTSCTS_MIN_MTU) {
 		NL_SET_ERR_MSG(extack,
 			       "the device's MTU is below 161, the headers of a frame and a byte");
 		return -EINVAL;
 	}
+	if (auth && mtu < RTSCTS_MIN_MTU_AUTH) {
+		NL_SET_ERR_MSG(extack,
+			       "the device's MTU is below 177, the headers of an authenticated frame, its tag and a byte");
+		return -EINVAL;
+	}
 	return 0;
 }
 
-static int rtscts_check_dev(struct net_device *dev,
+static int rtscts_check_dev(struct net_device *dev, bool auth,
 			    struct netlink_ext_ack *extack)
 {
 	if (dev->type != ARPHRD_ETHER || dev->addr_len != ETH_ALEN) {
 		NL_SET_ERR_MSG(extack, "rtscts needs an Ethernet device");
 		return -EINVAL;
 	}
-	return rtscts_check_mtu(READ_ONCE(dev->mtu), extack);
+	return rtscts_check_mtu(READ_ONCE(dev->mtu), auth, extack);
 }
 
 /* Takes the device's MTU if frames fit in it; RTNL (or not yet bound). */
 static int rtscts_set_mtu(struct rtscts_if *rif, struct netlink_ext_ack *extack)
 {
 	unsigned int mtu = READ_ONCE(rif->dev->mtu);
-	int err = rtscts_check_mtu(mtu, extack);
+	int err = rtscts_check_mtu(mtu, rif->auth, extack);
 
 	if (!err)
 		WRITE_ONCE(rif->mtu, min_t(u32, mtu, RTSCTS_MAX_FRAME));
@@ -397,7 +471,7 @@ int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
 	struct rtscts_if *rif;
 	int err;
 
-	err = rtscts_check_dev(dev, extack);
+	err = rtscts_check_dev(dev, cfg->auth_key, extack);
 	if (!err)
 		err = rtscts_check_cfg(cfg, extack);
 	if (err)
@@ -405,6 +479,11 @@ int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
 	rif = kzalloc(sizeof(*rif), GFP_KERNEL);
 	if (!rif)
 		return -ENOMEM;
+	err = rtscts_auth_bind(rif, cfg->auth_key, cfg->auth_key_len, extack);
+	if (err) {
+		kfree(rif);
+		return err;
+	}
 	rif->b = b;
 	rif->dev = dev;
 	rtscts_set_mtu(rif, NULL);	/* checked above, under RTNL */
@@ -414,8 +493,8 @@ int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
 	rtscts_apply(rif, cfg);
 	rif->incarnation = rtscts_incarnation();
 	atomic_set(&rif->next_stream, 1);
-	spin_lock_init(&rif->peers_lock);
-	hash_init(rif->peers);
+	rtscts_peers_bind(rif);
+	rtscts_remember_bind(rif);
 	INIT_DELAYED_WORK(&rif->reclaim, rtscts_reclaim_work);
 	rtscts_ooo_bind(rif);
 	ptl_binding_set_priv(b, rif);
@@ -454,7 +533,10 @@ void rtscts_unbind(struct ptl_binding *b)
 	WRITE_ONCE(rif->dying, true);
 	dev_remove_pack(&rif->pt);
 	cancel_delayed_work_sync(&rif->reclaim);
+	cancel_work_sync(&rif->evict_work);
 	rtscts_peers_destroy(rif);
+	rtscts_remember_unbind(rif);
 	rtscts_ooo_unbind(rif);
+	rtscts_auth_unbind(rif);
 	kfree(rif);
 }

@@ -54,6 +54,11 @@ unsigned int rtscts_max_peers = 16384;
 module_param_named(max_peers, rtscts_max_peers, uint, 0644);
 MODULE_PARM_DESC(max_peers, "Peers kept per interface (default 16384)");
 
+unsigned int rtscts_user_peer_share = 50;
+module_param_named(user_peer_share, rtscts_user_peer_share, uint, 0644);
+MODULE_PARM_DESC(user_peer_share,
+		 "Percent of max_peers the peers one uid sends to first may take (default 50; 1..100)");
+
 unsigned int rtscts_min_rto_ms = 10;
 module_param_named(min_rto_ms, rtscts_min_rto_ms, uint, 0644);
 MODULE_PARM_DESC(min_rto_ms, "Smallest retransmission timeout (default 10)");
@@ -72,12 +77,18 @@ module_param_named(ooo_max_kb, rtscts_ooo_max_kb, uint, 0644);
 MODULE_PARM_DESC(ooo_max_kb,
 		 "Memory one interface holds in frames ahead of gaps, all peers together, in KiB (default 65536; each peer at most 4096)");
 
+unsigned int rtscts_rx_open_max = 16384;
+module_param_named(rx_open_max, rtscts_rx_open_max, uint, 0644);
+MODULE_PARM_DESC(rx_open_max,
+		 "Incoming messages one interface holds open (partly received), all peers together (default 16384; each peer at most 64)");
+
 static const struct ptl_transport_ops rtscts_ops = {
 	.bind = rtscts_bind,
 	.configure = rtscts_configure,
 	.unbind = rtscts_unbind,
 	.dev_changed = rtscts_dev_changed,
 	.send = rtscts_send,
+	.cancel_rx = rtscts_cancel_rx,
 	.fill_iface = rtscts_fill_iface,
 	.fill_stats = rtscts_fill_stats,
 	.dump_peers = rtscts_dump_peers,
@@ -90,6 +101,7 @@ static struct ptl_transport rtscts_transport = {
 	.owner = THIS_MODULE,
 	.version = PTL_TRANSPORT_VERSION,
 	.ops = &rtscts_ops,
+	.features = PTL_TRANSPORT_F_AUTH,
 };
 
 static int __init rtscts_init(void)

@@ -14,19 +14,17 @@
 
 #include "rtscts.h"
 
-static int rtscts_put_stat(struct sk_buff *skb, int type, u64 v)
-{
-	return nla_put_u64_64bit(skb, type, v, PTL_STAT_PAD);
-}
-
 int rtscts_fill_iface(struct ptl_binding *b, struct sk_buff *skb)
 {
 	struct rtscts_if *rif = ptl_binding_priv(b);
+	const char *auth = rtscts_auth_name(rif);
 
+	/* The MAC's name, never its key. */
 	if (nla_put_u32(skb, PTL_A_MTU, rtscts_mtu(rif)) ||
 	    nla_put_u32(skb, PTL_A_EAGER_MAX, READ_ONCE(rif->eager_max)) ||
 	    nla_put_u16(skb, PTL_A_ETHERTYPE, rif->ethertype) ||
-	    nla_put_u32(skb, PTL_A_PEERS, atomic_read(&rif->npeers)))
+	    nla_put_u32(skb, PTL_A_PEERS, atomic_read(&rif->npeers)) ||
+	    (auth && nla_put_string(skb, PTL_A_AUTH, auth)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -41,145 +39,113 @@ int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		PTL_STAT_BAD_FRAMES, PTL_STAT_STALE_FRAMES,
 		PTL_STAT_NO_BUFFER, PTL_STAT_RTS, PTL_STAT_PEER_RESTARTS,
 		PTL_STAT_PEERS_RECLAIMED, PTL_STAT_OOO_DROPPED,
-		PTL_STAT_OOO_EXPIRED,
+		PTL_STAT_OOO_EXPIRED, PTL_STAT_AUTH_FAILED,
+		PTL_STAT_RX_OPEN_DROPPED, PTL_STAT_PEERS_EVICTED,
+		PTL_STAT_PEERS_REFUSED, PTL_STAT_RESOLVE_TRIES,
+		PTL_STAT_CHALLENGES, PTL_STAT_PEERS_RECALLED,
+		PTL_STAT_PEERS_FORGOTTEN, PTL_STAT_NO_DST_INC,
 	};
 	struct rtscts_if *rif = ptl_binding_priv(b);
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(stats); i++)
-		if (rtscts_put_stat(skb, stats[i],
+		if (ptl_nla_put_stat(skb, stats[i],
 				    atomic64_read(&rif->stats[stats[i]])))
 			return -EMSGSIZE;
-	/* A gauge: what the interface holds now. */
-	if (rtscts_put_stat(skb, PTL_STAT_OOO_BYTES,
-			    atomic_long_read(&rif->ooo_bytes)))
+	/* Gauges: what the interface holds now, and its caps. */
+	if (ptl_nla_put_stat(skb, PTL_STAT_OOO_BYTES,
+			    atomic_long_read(&rif->ooo_bytes)) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_RX_OPEN,
+			    atomic_read(&rif->rx_open)) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_UNRESOLVED,
+			    rtscts_peers_unresolved(rif)) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_MAX,
+			    READ_ONCE(rtscts_max_peers)) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_USER_MAX,
+			    rtscts_user_max_peers()) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_REMEMBERED,
+			    rtscts_remembered(rif)))
 		return -EMSGSIZE;
 	return 0;
 }
 
-static int rtscts_fill_peer_stats(struct sk_buff *skb,
-				  const struct rtscts_peer_stats *st,
-				  u32 ooo_bytes)
+static void rtscts_report_stats(struct ptl_peer_report *r,
+				const struct rtscts_peer *peer)
 {
-	struct nlattr *nest = nla_nest_start(skb, PTL_A_PEER_STATS);
+	const struct rtscts_peer_stats *st = &peer->st;
 
-	if (!nest ||
-	    rtscts_put_stat(skb, PTL_STAT_TX_FRAMES, st->tx_frames) ||
-	    rtscts_put_stat(skb, PTL_STAT_TX_BYTES, st->tx_bytes) ||
-	    rtscts_put_stat(skb, PTL_STAT_RX_FRAMES, st->rx_frames) ||
-	    rtscts_put_stat(skb, PTL_STAT_RX_BYTES, st->rx_bytes) ||
-	    rtscts_put_stat(skb, PTL_STAT_RETRANSMITS, st->retransmits) ||
-	    rtscts_put_stat(skb, PTL_STAT_TIMEOUTS, st->timeouts) ||
-	    rtscts_put_stat(skb, PTL_STAT_DUPLICATES, st->duplicates) ||
-	    rtscts_put_stat(skb, PTL_STAT_OUT_OF_ORDER, st->out_of_order) ||
-	    rtscts_put_stat(skb, PTL_STAT_STALE_FRAMES, st->stale) ||
-	    rtscts_put_stat(skb, PTL_STAT_NO_BUFFER, st->no_buffer) ||
-	    rtscts_put_stat(skb, PTL_STAT_MSGS_TX, st->msgs_tx) ||
-	    rtscts_put_stat(skb, PTL_STAT_MSGS_RX, st->msgs_rx) ||
-	    rtscts_put_stat(skb, PTL_STAT_MSGS_FAILED, st->msgs_failed) ||
-	    rtscts_put_stat(skb, PTL_STAT_RTS, st->rts) ||
-	    rtscts_put_stat(skb, PTL_STAT_OOO_BYTES, ooo_bytes) ||
-	    rtscts_put_stat(skb, PTL_STAT_OOO_DROPPED, st->ooo_dropped) ||
-	    rtscts_put_stat(skb, PTL_STAT_OOO_EXPIRED, st->ooo_expired))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
+	ptl_peer_report_stat(r, PTL_STAT_TX_FRAMES, st->tx_frames);
+	ptl_peer_report_stat(r, PTL_STAT_TX_BYTES, st->tx_bytes);
+	ptl_peer_report_stat(r, PTL_STAT_RX_FRAMES, st->rx_frames);
+	ptl_peer_report_stat(r, PTL_STAT_RX_BYTES, st->rx_bytes);
+	ptl_peer_report_stat(r, PTL_STAT_RETRANSMITS, st->retransmits);
+	ptl_peer_report_stat(r, PTL_STAT_TIMEOUTS, st->timeouts);
+	ptl_peer_report_stat(r, PTL_STAT_DUPLICATES, st->duplicates);
+	ptl_peer_report_stat(r, PTL_STAT_OUT_OF_ORDER, st->out_of_order);
+	ptl_peer_report_stat(r, PTL_STAT_STALE_FRAMES, st->stale);
+	ptl_peer_report_stat(r, PTL_STAT_NO_BUFFER, st->no_buffer);
+	ptl_peer_report_stat(r, PTL_STAT_MSGS_TX, st->msgs_tx);
+	ptl_peer_report_stat(r, PTL_STAT_MSGS_RX, st->msgs_rx);
+	ptl_peer_report_stat(r, PTL_STAT_MSGS_FAILED, st->msgs_failed);
+	ptl_peer_report_stat(r, PTL_STAT_RTS, st->rts);
+	ptl_peer_report_stat(r, PTL_STAT_OOO_BYTES, peer->ooo_bytes);
+	ptl_peer_report_stat(r, PTL_STAT_OOO_DROPPED, st->ooo_dropped);
+	ptl_peer_report_stat(r, PTL_STAT_OOO_EXPIRED, st->ooo_expired);
+	ptl_peer_report_stat(r, PTL_STAT_RX_OPEN, peer->rx_open);
+	ptl_peer_report_stat(r, PTL_STAT_RX_OPEN_DROPPED, st->rx_open_dropped);
 }
 
-/* A snapshot taken under the peer's lock, written out without it. */
-struct rtscts_peer_view {
-	u32 nid;
-	u8 lladdr[ETH_ALEN];
-	u8 state;
-	bool is_static;
-	u32 incarnation;
-	u32 srtt_us, rttvar_us, rto_us, cwnd, inflight, queued, idle_ms;
-	u32 ooo_bytes;
-	struct rtscts_peer_stats st;
-};
-
-static void rtscts_peer_view(struct rtscts_peer *peer,
-			     struct rtscts_peer_view *v)
+/* A snapshot of @peer, taken under its lock. */
+static void rtscts_peer_report(struct rtscts_peer *peer,
+			       struct ptl_peer_report *r)
 {
 	spin_lock_bh(&peer->lock);
-	v->nid = peer->nid;
-	memcpy(v->lladdr, peer->lladdr, ETH_ALEN);
-	v->state = peer->state;
-	v->is_static = peer->is_static;
-	v->incarnation = peer->rx_inc;
-	v->srtt_us = peer->srtt_us;
-	v->rttvar_us = peer->rttvar_us;
-	v->rto_us = peer->rto_us;
-	v->cwnd = peer->cwnd;
-	v->inflight = peer->ninflight;
-	v->queued = peer->nmsgs;
-	v->idle_ms = jiffies_to_msecs(jiffies - peer->last_rx);
-	v->ooo_bytes = peer->ooo_bytes;
-	v->st = peer->st;
+	r->nid = peer->nid;
+	r->lladdr_len = ETH_ALEN;
+	memcpy(r->lladdr, peer->lladdr, ETH_ALEN);
+	r->state = peer->state;
+	r->flags = peer->is_static ? PTL_PEER_F_STATIC : 0;
+	r->has_uid = peer->owner != RTSCTS_OWNER_NONE;
+	r->uid = peer->owner;
+	ptl_peer_report_attr(r, PTL_A_PEER_INCARNATION, peer->rx_inc);
+	ptl_peer_report_attr(r, PTL_A_PEER_RTT_US, peer->srtt_us);
+	ptl_peer_report_attr(r, PTL_A_PEER_RTTVAR_US, peer->rttvar_us);
+	ptl_peer_report_attr(r, PTL_A_PEER_RTO_US, peer->rto_us);
+	ptl_peer_report_attr(r, PTL_A_PEER_CWND, peer->cwnd);
+	ptl_peer_report_attr(r, PTL_A_PEER_INFLIGHT, peer->ninflight);
+	ptl_peer_report_attr(r, PTL_A_PEER_QUEUED, peer->nmsgs);
+	ptl_peer_report_attr(r, PTL_A_PEER_IDLE_MS,
+			     jiffies_to_msecs(jiffies - peer->last_rx));
+	rtscts_report_stats(r, peer);
 	spin_unlock_bh(&peer->lock);
 }
 
-static int rtscts_fill_peer(struct ptl_binding *b, struct sk_buff *skb,
-			    struct netlink_callback *cb,
-			    const struct rtscts_peer_view *v)
-{
-	void *hdr = ptl_netlink_peer_begin(b, skb, cb);
-
-	if (!hdr)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, PTL_A_NID, v->nid) ||
-	    nla_put(skb, PTL_A_PEER_LLADDR, ETH_ALEN, v->lladdr) ||
-	    nla_put_u8(skb, PTL_A_PEER_STATE, v->state) ||
-	    nla_put_u32(skb, PTL_A_PEER_FLAGS,
-			v->is_static ? PTL_PEER_F_STATIC : 0) ||
-	    nla_put_u32(skb, PTL_A_PEER_INCARNATION, v->incarnation) ||
-	    nla_put_u32(skb, PTL_A_PEER_RTT_US, v->srtt_us) ||
-	    nla_put_u32(skb, PTL_A_PEER_RTTVAR_US, v->rttvar_us) ||
-	    nla_put_u32(skb, PTL_A_PEER_RTO_US, v->rto_us) ||
-	    nla_put_u32(skb, PTL_A_PEER_CWND, v->cwnd) ||
-	    nla_put_u32(skb, PTL_A_PEER_INFLIGHT, v->inflight) ||
-	    nla_put_u32(skb, PTL_A_PEER_QUEUED, v->queued) ||
-	    nla_put_u32(skb, PTL_A_PEER_IDLE_MS, v->idle_ms) ||
-	    rtscts_fill_peer_stats(skb, &v->st, v->ooo_bytes)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
-}
-
-/*
- * cb->args[2]: hash bucket, args[3]: peers of it already sent. Peers come
- * and go between two parts of a dump; one may then be shown twice or not
- * at all, as with any dump of a changing table.
- */
-int rtscts_dump_peers(struct ptl_binding *b, struct sk_buff *skb,
-		      struct netlink_callback *cb)
+/* d->pos[0]: hash bucket, d->pos[1]: peers of it already reported. */
+int rtscts_dump_peers(struct ptl_binding *b, struct ptl_peer_dump *d)
 {
 	struct rtscts_if *rif = ptl_binding_priv(b);
-	struct rtscts_peer_view v;
 	struct rtscts_peer *peer;
-	long bkt, idx;
+	unsigned long bkt, idx;
 
-	for (bkt = cb->args[2]; bkt < HASH_SIZE(rif->peers); bkt++) {
+	for (bkt = d->pos[0]; bkt < HASH_SIZE(rif->peers); bkt++) {
 		idx = 0;
 		rcu_read_lock();
 		hlist_for_each_entry_rcu(peer, &rif->peers[bkt], hnode) {
-			if (idx++ < cb->args[3])
+			if (idx++ < d->pos[1])
 				continue;
-			rtscts_peer_view(peer, &v);
-			if (rtscts_fill_peer(b, skb, cb, &v)) {
+			rtscts_peer_report(peer, &d->report);
+			if (ptl_peer_dump_add(d)) {
 				rcu_read_unlock();
-				cb->args[2] = bkt;
-				cb->args[3] = idx - 1;
-				return skb->len;
+				d->pos[0] = bkt;
+				d->pos[1] = idx - 1;
+				return 0;
 			}
 		}
 		rcu_read_unlock();
-		cb->args[3] = 0;
+		d->pos[1] = 0;
 	}
-	cb->args[2] = bkt;
-	return skb->len;
+	d->pos[0] = bkt;
+	return 0;
 }
 
 int rtscts_add_peer(struct ptl_binding *b, u32 nid, const u8 *lladdr,

@@ -8,12 +8,27 @@
  * not been heard from for peer_idle_s is reclaimed (static ones never);
  * the table is capped at max_peers per interface.
  *
+ * The table is shared by every user of the interface, so no one may fill
+ * it for the others (issue 20, R3). A peer is charged to the uid of the
+ * first message sent to it (the Portals header's src_uid, which the
+ * sending kernel fills), or to no one when a frame from the node or
+ * ptlctl made it; one uid holds at most user_peer_share percent of
+ * max_peers. At either cap a new peer takes the place of one that has
+ * been unresolved (no link-layer address: a node that does not answer
+ * ARP) or idle for RTSCTS_EVICT_GRACE, as a neighbour table drops its
+ * incomplete entries first; at the uid's cap only one of that uid's own.
+ * What was queued for an evicted peer fails. The search looks at
+ * RTSCTS_EVICT_SCAN peers from the head of a list in creation order and
+ * moves those it cannot take to the tail: bounded work under the table's
+ * lock, and every peer is looked at in turn.
+ *
  * Incarnations and streams (Documentation/wire-protocol.md,
  * "Reliability"): every frame carries the sender's incarnation; a newer
  * one means the peer restarted: whatever was in flight with it fails and
  * both streams start afresh. A peer that stops answering for
  * peer_timeout_ms fails what is in flight with it (timers.c) and becomes
- * unreachable until it is heard from again.
+ * unreachable until it is heard from again. A keyed interface remembers
+ * where the streams of the peers it frees stood (remember.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -99,6 +114,7 @@ static struct rtscts_peer *rtscts_peer_alloc(struct rtscts_if *rif, u32 nid,
 	INIT_LIST_HEAD(&peer->wait_acks);
 	INIT_LIST_HEAD(&peer->rx_msgs);
 	INIT_LIST_HEAD(&peer->gc);
+	INIT_LIST_HEAD(&peer->lru);
 	__skb_queue_head_init(&peer->ooo);
 	timer_setup(&peer->timer, rtscts_timer_fn, 0);
 	hrtimer_init(&peer->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
@@ -114,45 +130,194 @@ static struct rtscts_peer *rtscts_peer_alloc(struct rtscts_if *rif, u32 nid,
 	return peer;
 }
 
+/* Percent of max_peers one uid may hold, as a count (at least 1). */
+u32 rtscts_user_max_peers(void)
+{
+	u32 share = clamp_t(u32, READ_ONCE(rtscts_user_peer_share), 1, 100);
+
+	return max_t(u32, div_u64((u64)READ_ONCE(rtscts_max_peers) * share,
+				  100), 1);
+}
+
+/* Peers charged to @owner; peers_lock held. */
+static u32 rtscts_owner_count(struct rtscts_if *rif, u32 owner)
+{
+	void *v = xa_load(&rif->owners, owner);
+
+	return v ? xa_to_value(v) : 0;
+}
+
+/* Charges (@n 1) or uncharges (-1) a peer to @owner; peers_lock held. */
+static int rtscts_owner_add(struct rtscts_if *rif, u32 owner, int n)
+{
+	u32 count;
+
+	if (owner == RTSCTS_OWNER_NONE)
+		return 0;
+	count = rtscts_owner_count(rif, owner);
+	if (WARN_ON_ONCE(n < 0 && !count))
+		return 0;
+	count += n;
+	if (!count) {
+		xa_erase_bh(&rif->owners, owner);
+		return 0;
+	}
+	return xa_err(xa_store_bh(&rif->owners, owner, xa_mk_value(count),
+				  GFP_ATOMIC));
+}
+
+/* Unresolved or idle for RTSCTS_EVICT_GRACE, never static. */
+static bool rtscts_peer_evictable(struct rtscts_peer *peer, unsigned long now,
+				  bool *unresolved)
+{
+	bool ok;
+
+	spin_lock_bh(&peer->lock);
+	*unresolved = !peer->lladdr_valid;
+	if (peer->is_static || peer->dead)
+		ok = false;
+	else if (*unresolved)
+		ok = time_after(now, peer->last_rx + RTSCTS_EVICT_GRACE);
+	else
+		ok = rtscts_peer_idle(peer) &&
+		     time_after(now, peer->last_active + RTSCTS_EVICT_GRACE);
+	spin_unlock_bh(&peer->lock);
+	return ok;
+}
+
+/*
+ * Takes @peer out of the table onto @gc; peers_lock held. It is dead from
+ * now on: a frame that found it just before is dropped (and comes again
+ * to the peer that replaces it), so what it had taken is exactly what a
+ * keyed interface remembers of it (remember.c; not when unbinding).
+ */
+static void rtscts_peer_unhash(struct rtscts_peer *peer, struct list_head *gc)
+{
+	spin_lock_bh(&peer->lock);
+	peer->dead = true;
+	if (!READ_ONCE(peer->rif->dying))
+		rtscts_remember(peer);
+	spin_unlock_bh(&peer->lock);
+	hash_del_rcu(&peer->hnode);
+	list_del(&peer->lru);
+	atomic_dec(&peer->rif->npeers);
+	rtscts_owner_add(peer->rif, peer->owner, -1);
+	list_add_tail(&peer->gc, gc);
+}
+
+/*
+ * Makes room by taking one evictable peer out of the table (charged to
+ * @owner, or to anyone if it is RTSCTS_OWNER_NONE): an unresolved one if
+ * the scan finds one, else an idle one. It is freed by the reclaim work
+ * (process context). peers_lock held. True if one went.
+ */
+static bool rtscts_evict(struct rtscts_if *rif, u32 owner)
+{
+	struct rtscts_peer *peer, *tmp, *idle = NULL;
+	unsigned long now = jiffies;
+	bool unresolved;
+	int n = 0;
+
+	list_for_each_entry_safe(peer, tmp, &rif->lru, lru) {
+		if (n++ >= RTSCTS_EVICT_SCAN)
+			break;
+		if (owner != RTSCTS_OWNER_NONE && peer->owner != owner)
+			continue;
+		if (rtscts_peer_evictable(peer, now, &unresolved)) {
+			if (unresolved) {
+				idle = peer;
+				break;
+			}
+			idle = idle ?: peer;
+		} else {
+			list_move_tail(&peer->lru, &rif->lru);
+		}
+	}
+	if (!idle)
+		return false;
+	rtscts_peer_unhash(idle, &rif->evicted);
+	rtscts_count(rif, PTL_STAT_PEERS_EVICTED, 1);
+	return true;
+}
+
+/* Room for a peer charged to @owner, evicting if need be; peers_lock held. */
+static bool rtscts_peer_room(struct rtscts_if *rif, u32 owner, bool *evicted)
+{
+	if (owner != RTSCTS_OWNER_NONE &&
+	    rtscts_owner_count(rif, owner) >= rtscts_user_max_peers()) {
+		if (!rtscts_evict(rif, owner))
+			return false;
+		*evicted = true;
+	}
+	if (atomic_read(&rif->npeers) >= READ_ONCE(rtscts_max_peers)) {
+		if (!rtscts_evict(rif, RTSCTS_OWNER_NONE))
+			return false;
+		*evicted = true;
+	}
+	return !rtscts_owner_add(rif, owner, 1);
+}
+
 /**
  * rtscts_peer_get - the peer @nid, created if there is none
  * @rif: the interface
  * @nid: the node
+ * @owner: the uid a new peer is charged to, or RTSCTS_OWNER_NONE
  * @gfp: for the creation (the caller is under RCU: atomic)
  *
  * Return: the peer (valid until the caller leaves its RCU read section;
- * check ->dead under its lock), or NULL if the table is full, the
- * interface is going away, or memory is short.
+ * check ->dead under its lock), or NULL if the table or @owner's share of
+ * it is full of peers that cannot be evicted, the interface is going
+ * away, or memory is short.
  */
-struct rtscts_peer *rtscts_peer_get(struct rtscts_if *rif, u32 nid, gfp_t gfp)
+struct rtscts_peer *rtscts_peer_get(struct rtscts_if *rif, u32 nid, u32 owner,
+				    gfp_t gfp)
 {
 	struct rtscts_peer *peer = rtscts_peer_lookup(rif, nid);
 	struct rtscts_peer *fresh;
+	bool evicted = false;
 
 	if (peer)
 		return peer;
 	if (READ_ONCE(rif->dying))
 		return NULL;
-	if (atomic_read(&rif->npeers) >= rtscts_max_peers) {
-		/* Make room for the next one. */
-		mod_delayed_work(system_wq, &rif->reclaim, 0);
-		return NULL;
-	}
 	fresh = rtscts_peer_alloc(rif, nid, gfp);
 	if (!fresh)
 		return NULL;
+	fresh->owner = owner;
 	spin_lock_bh(&rif->peers_lock);
 	peer = rtscts_peer_lookup(rif, nid);
-	if (!peer && !rif->dying) {
+	if (!peer && !rif->dying && rtscts_peer_room(rif, owner, &evicted)) {
+		rtscts_recall(fresh);
 		hash_add_rcu(rif->peers, &fresh->hnode, nid);
+		list_add_tail(&fresh->lru, &rif->lru);
 		atomic_inc(&rif->npeers);
 		peer = fresh;
 		fresh = NULL;
 	}
 	spin_unlock_bh(&rif->peers_lock);
-	if (fresh)
+	if (fresh) {
 		kmem_cache_free(rtscts_peer_cache, fresh);
+		if (!peer)
+			rtscts_count(rif, PTL_STAT_PEERS_REFUSED, 1);
+	}
+	if (evicted)
+		schedule_work(&rif->evict_work);
 	return peer;
+}
+
+/* Peers whose link-layer address is unknown (for ptlctl): a snapshot. */
+u32 rtscts_peers_unresolved(struct rtscts_if *rif)
+{
+	struct rtscts_peer *peer;
+	u32 n = 0;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(rif->peers, bkt, peer, hnode)
+		/* Unlocked: a count to show, stale by the time it is. */
+		n += !data_race(peer->lladdr_valid);
+	rcu_read_unlock();
+	return n;
 }
 
 void rtscts_peer_set_state(struct rtscts_peer *peer, u8 state)
@@ -244,14 +409,6 @@ static void rtscts_peers_free(struct list_head *gc)
 	}
 }
 
-/* Takes @peer out of the table onto @gc; peers_lock held. */
-static void rtscts_peer_unhash(struct rtscts_peer *peer, struct list_head *gc)
-{
-	hash_del_rcu(&peer->hnode);
-	atomic_dec(&peer->rif->npeers);
-	list_add_tail(&peer->gc, gc);
-}
-
 /* Idle long enough to forget (never a static peer). */
 static bool rtscts_peer_expired(struct rtscts_peer *peer, unsigned long now)
 {
@@ -263,6 +420,30 @@ static bool rtscts_peer_expired(struct rtscts_peer *peer, unsigned long now)
 				  rtscts_peer_idle_s * HZ);
 	spin_unlock_bh(&peer->lock);
 	return expired;
+}
+
+/* Frees the peers evicted to make room (rtscts_evict). */
+static void rtscts_evict_work(struct work_struct *work)
+{
+	struct rtscts_if *rif = container_of(work, struct rtscts_if,
+					     evict_work);
+	LIST_HEAD(gc);
+
+	spin_lock_bh(&rif->peers_lock);
+	list_splice_init(&rif->evicted, &gc);
+	spin_unlock_bh(&rif->peers_lock);
+	rtscts_peers_free(&gc);
+}
+
+/* The table's lists, at bind. */
+void rtscts_peers_bind(struct rtscts_if *rif)
+{
+	spin_lock_init(&rif->peers_lock);
+	hash_init(rif->peers);
+	INIT_LIST_HEAD(&rif->lru);
+	INIT_LIST_HEAD(&rif->evicted);
+	xa_init_flags(&rif->owners, XA_FLAGS_LOCK_BH);
+	INIT_WORK(&rif->evict_work, rtscts_evict_work);
 }
 
 void rtscts_reclaim_work(struct work_struct *work)
@@ -299,10 +480,12 @@ void rtscts_peers_destroy(struct rtscts_if *rif)
 	int bkt;
 
 	spin_lock_bh(&rif->peers_lock);
+	list_splice_init(&rif->evicted, &gc);
 	hash_for_each_safe(rif->peers, bkt, tmp, peer, hnode)
 		rtscts_peer_unhash(peer, &gc);
 	spin_unlock_bh(&rif->peers_lock);
 	rtscts_peers_free(&gc);
+	xa_destroy(&rif->owners);
 }
 
 /* ptlctl peer add: a link-layer address that is never resolved. */
@@ -312,7 +495,7 @@ int rtscts_peer_add_static(struct rtscts_if *rif, u32 nid, const u8 *lladdr)
 	int err = -ENOMEM;
 
 	rcu_read_lock();
-	peer = rtscts_peer_get(rif, nid, GFP_ATOMIC);
+	peer = rtscts_peer_get(rif, nid, RTSCTS_OWNER_NONE, GFP_ATOMIC);
 	if (peer) {
 		spin_lock_bh(&peer->lock);
 		err = peer->dead ? -EAGAIN : 0;

@@ -19,7 +19,9 @@
  * its data frames carry the initiator's pinned pages as fragments (no
  * copy). A message counts as sent when the peer has acknowledged all of
  * its frames: only then does the library post SEND_END (or whatever ends
- * it), and only then may the pages be unpinned.
+ * it), and only then may the pages be unpinned. A message whose header is
+ * processed and whose payload is still to come is open at the target; how
+ * many may be, and for how long, is open.c's.
  *
  * Everything here runs with the peer's lock held.
  */
@@ -63,6 +65,18 @@ void rtscts_queue_msg(struct rtscts_peer *peer, struct ptl_msg *msg)
 				      PTL_PEER_UP : PTL_PEER_RESOLVING);
 }
 
+/*
+ * Who a peer made for @msg is charged to (peer.c): the Portals uid it is
+ * sent for, its header's src_uid, which the sending kernel fills; no one
+ * for a response (an ACK or REPLY answers a frame from the peer).
+ */
+static u32 rtscts_msg_owner(struct ptl_msg *msg)
+{
+	if (ptl_msg_is_response(msg))
+		return RTSCTS_OWNER_NONE;
+	return ptl_msg_src_uid(msg);
+}
+
 int rtscts_send(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp)
 {
 	struct rtscts_if *rif = ptl_binding_priv(b);
@@ -72,7 +86,8 @@ int rtscts_send(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp)
 
 	__skb_queue_head_init(&xq);
 	rcu_read_lock();
-	peer = rtscts_peer_get(rif, ptl_msg_dst_nid(msg), GFP_ATOMIC);
+	peer = rtscts_peer_get(rif, ptl_msg_dst_nid(msg), rtscts_msg_owner(msg),
+			       GFP_ATOMIC);
 	if (!peer) {
 		rcu_read_unlock();
 		rtscts_count(rif, PTL_STAT_NO_BUFFER, 1);
@@ -98,6 +113,7 @@ static void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg,
 	struct rtscts_mcb *mcb = rtscts_mcb(msg);
 
 	list_del(&mcb->node);
+	rtscts_tx_close(peer, mcb);
 	peer->nmsgs--;
 	if (mcb->response)
 		peer->nresponses--;
@@ -116,7 +132,7 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 	u32 room;
 	u8 type;
 
-	mcb = list_first_entry_or_null(&peer->txq, struct rtscts_mcb, node);
+	mcb = rtscts_tx_next(peer);
 	if (!mcb)
 		return NULL;
 	txf = rtscts_txf_alloc();
@@ -127,6 +143,7 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 	if (!mcb->hdr_out && mcb->rts) {
 		txf->type = RTSCTS_RTS;
 		mcb->hdr_out = true;
+		rtscts_tx_open(peer, mcb);
 		mcb->unacked++;
 		mcb->state = RTSCTS_M_AWAIT_CTS;
 		list_move_tail(&mcb->node, &peer->await_cts);
@@ -138,7 +155,7 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 	 * RTSCTS_MIN_MTU (rtscts_set_mtu): there is room for a byte at least.
 	 * Were there none, no frame would be made.
 	 */
-	room = rtscts_frame_room(rtscts_mtu(peer->rif), type);
+	room = rtscts_frame_room(rtscts_mtu(peer->rif), type, peer->rif->auth);
 	if (!room) {
 		rtscts_txf_free(txf);
 		return NULL;
@@ -149,7 +166,10 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 	mcb->hdr_out = true;
 	mcb->next_off += txf->len;
 	mcb->unacked++;
-	if (mcb->next_off == mcb->total) {
+	if (mcb->next_off < mcb->total) {
+		rtscts_tx_open(peer, mcb);
+	} else {
+		rtscts_tx_close(peer, mcb);
 		txf->last = true;
 		mcb->state = RTSCTS_M_WAIT_ACKS;
 		list_move_tail(&mcb->node, &peer->wait_acks);
@@ -212,15 +232,15 @@ static struct sk_buff *rtscts_build_one(struct rtscts_peer *peer,
 		return NULL;
 	skb_put(skb, hdr_len);
 	if (txf->type == RTSCTS_MSG || txf->type == RTSCTS_RTS)
-		memcpy(skb->data + hdr_len - RTSCTS_PTL_HDR_LEN,
-		       ptl_msg_hdr(txf->msg), RTSCTS_PTL_HDR_LEN);
+		memcpy(skb->data + hdr_len - PTL_WIRE_HDR_LEN,
+		       ptl_msg_hdr(txf->msg), PTL_WIRE_HDR_LEN);
 	/* frame_len is 16 bits: a longer frame is never sent. */
 	if (rtscts_add_payload(txf, skb, copy) ||
-	    skb->len > RTSCTS_MAX_FRAME) {
+	    skb->len > RTSCTS_MAX_FRAME ||
+	    rtscts_finish_frame(peer, skb, &f)) {
 		kfree_skb(skb);
 		return ERR_PTR(-EMSGSIZE);
 	}
-	rtscts_finish_frame(peer, skb, &f);
 	return skb;
 }
 
@@ -287,7 +307,7 @@ static void rtscts_rx_complete(struct rtscts_peer *peer, struct ptl_msg *msg,
 		rtscts_queue_msg(peer, resp);
 }
 
-/* Waits for the rest of its payload on rx_msgs. */
+/* Waits for the rest of its payload on rx_msgs (open.c), or fails. */
 static void rtscts_rx_wait(struct rtscts_peer *peer, struct ptl_msg *msg,
 			   u32 msg_id, u64 got, u64 total)
 {
@@ -299,7 +319,8 @@ static void rtscts_rx_wait(struct rtscts_peer *peer, struct ptl_msg *msg,
 	mcb->next_off = got;
 	mcb->total = total;
 	mcb->state = RTSCTS_M_RX;
-	list_add_tail(&mcb->node, &peer->rx_msgs);
+	if (!rtscts_rx_open(peer, mcb))
+		rtscts_rx_complete(peer, msg, PTL_NI_FAIL);
 }
 
 /* The Portals header of a MSG or RTS frame, to the library. */
@@ -310,9 +331,9 @@ static struct ptl_msg *rtscts_rx_hdr(struct rtscts_peer *peer,
 {
 	struct ptl_msg *msg;
 
-	msg = ptl_rx_start(peer->rif->b, peer->nid,
-			   skb->data + f->hdr_len - RTSCTS_PTL_HDR_LEN,
-			   RTSCTS_PTL_HDR_LEN, plan);
+	msg = rtscts_rx_start(peer, skb->data + f->hdr_len -
+			      PTL_WIRE_HDR_LEN, f->payload_len,
+			      f->type == RTSCTS_RTS, plan);
 	if (!IS_ERR(msg)) {
 		peer->st.msgs_rx++;
 		rtscts_count(peer->rif, PTL_STAT_MSGS_RX, 1);
@@ -418,13 +439,13 @@ static void rtscts_rx_data(struct rtscts_peer *peer, struct sk_buff *skb,
 	    f->payload_len > mcb->total - mcb->next_off ||
 	    ptl_msg_deposit(msg, f->offset, skb, f->hdr_len,
 			    f->payload_len)) {
-		list_del(&mcb->node);
+		rtscts_rx_close(peer, mcb);
 		rtscts_rx_complete(peer, msg, PTL_NI_FAIL);
 		goto out;
 	}
 	mcb->next_off += f->payload_len;
 	if (mcb->next_off == mcb->total) {
-		list_del(&mcb->node);
+		rtscts_rx_close(peer, mcb);
 		rtscts_rx_complete(peer, msg, PTL_NI_OK);
 	}
 out:
@@ -468,16 +489,8 @@ void rtscts_fail_rx(struct rtscts_peer *peer)
 {
 	struct rtscts_mcb *mcb, *tmp;
 
-	list_for_each_entry_safe(mcb, tmp, &peer->rx_msgs, node) {
-		struct ptl_msg *resp;
-
-		list_del(&mcb->node);
-		peer->st.msgs_failed++;
-		rtscts_count(peer->rif, PTL_STAT_MSGS_FAILED, 1);
-		resp = ptl_rx_done(mcb->msg, PTL_NI_FAIL);
-		if (resp)	/* never for a failure; be safe */
-			ptl_msg_sent(resp, PTL_NI_FAIL);
-	}
+	list_for_each_entry_safe(mcb, tmp, &peer->rx_msgs, node)
+		rtscts_rx_fail(peer, mcb);
 }
 
 static void rtscts_fail_list(struct rtscts_peer *peer, struct list_head *list)

@@ -118,7 +118,10 @@ void rtscts_send_ack(struct rtscts_peer *peer, struct sk_buff_head *xq,
 	if (!skb)
 		return;
 	skb_put(skb, RTSCTS_HDR_LEN);
-	rtscts_finish_frame(peer, skb, &f);
+	if (rtscts_finish_frame(peer, skb, &f)) {
+		kfree_skb(skb);
+		return;
+	}
 	__skb_queue_tail(xq, skb);
 }
 
@@ -145,25 +148,34 @@ void rtscts_send_reset(struct rtscts_if *rif, const struct rtscts_frame *f,
 		.frame_len = RTSCTS_RESET_HDR_LEN,
 		.csum_len = RTSCTS_RESET_HDR_LEN,
 	};
-	struct sk_buff *skb;
 
 	if (time_before(jiffies, READ_ONCE(*last) + RTSCTS_RESET_INTERVAL))
 		return;
 	WRITE_ONCE(*last, jiffies);
-	skb = rtscts_alloc_skb(rif, RTSCTS_RESET_HDR_LEN, GFP_ATOMIC);
+	rtscts_queue_lone(rif, &r, mac, xq);
+}
+
+/**
+ * rtscts_queue_lone - a frame of headers only, sent outside any peer's state
+ * @rif: our interface
+ * @f: the frame, every field set (frame_len = csum_len = its headers)
+ * @mac: where it goes
+ * @xq: queued there
+ */
+void rtscts_queue_lone(struct rtscts_if *rif, const struct rtscts_frame *f,
+		       const u8 *mac, struct sk_buff_head *xq)
+{
+	struct rtscts_frame lone = *f;	/* sealing sets lengths and flags */
+	struct sk_buff *skb = rtscts_alloc_skb(rif, lone.frame_len, GFP_ATOMIC);
+
 	if (!skb)
 		return;
-	skb_put(skb, RTSCTS_RESET_HDR_LEN);
-	rtscts_frame_encode(&r, skb->data);
-	rtscts_frame_set_crc(skb->data, rtscts_frame_crc(skb->data,
-							 r.csum_len,
-							 rtscts_crc32c));
-	skb->dev = rif->dev;
-	skb->protocol = htons(rif->ethertype);
-	dev_hard_header(skb, rif->dev, rif->ethertype, mac,
-			rif->dev->dev_addr, skb->len);
-	skb_reset_mac_header(skb);
-	trace_rtscts_tx(rif, r.dst_nid, &r);
+	skb_put(skb, lone.frame_len);
+	if (rtscts_seal_frame(rif, skb, &lone, mac)) {
+		kfree_skb(skb);
+		return;
+	}
+	trace_rtscts_tx(rif, lone.dst_nid, &lone);
 	__skb_queue_tail(xq, skb);
 }
 
@@ -570,6 +582,16 @@ static bool rtscts_rx_stream(struct rtscts_peer *peer,
 		rtscts_send_reset(peer->rif, f, mac, &peer->last_reset, xq);
 		return false;
 	}
+	if (peer->rif->auth && !f->dst_inc) {
+		/*
+		 * Keyed, a stream must name this incarnation of us: one that
+		 * does not may be a recording from before we were bound
+		 * (remember.c). The RESET tells the sender who we are.
+		 */
+		rtscts_count(peer->rif, PTL_STAT_NO_DST_INC, 1);
+		rtscts_send_reset(peer->rif, f, mac, &peer->last_reset, xq);
+		return false;
+	}
 	rtscts_peer_reset_rx(peer);
 	peer->rx_stream = f->stream;
 	peer->rcv_nxt = 0;
@@ -620,19 +642,15 @@ void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
 			const struct rtscts_frame *f, struct sk_buff_head *xq)
 {
 	struct rtscts_if *rif = peer->rif;
+	/* Keyed: no address from a replay (incarnation.c). */
+	bool news = !rif->auth || rtscts_frame_news(peer, f);
 
-	if (peer->rx_inc != f->src_inc) {
-		if (peer->rx_inc && rtscts_seq_before(f->src_inc,
-						      peer->rx_inc)) {
-			peer->st.stale++;
-			rtscts_count(rif, PTL_STAT_STALE_FRAMES, 1);
-			kfree_skb(skb);
-			return;
-		}
-		if (peer->rx_inc)
-			rtscts_peer_fail(peer, PTL_EVENT_PEER_RESTARTED);
-		peer->rx_inc = f->src_inc;
+	if (!rtscts_rx_incarnation(peer, f, xq)) {
+		kfree_skb(skb);
+		return;
 	}
+	if (news)
+		rtscts_learn_lladdr(peer, skb, f);
 	peer->last_rx = jiffies;
 	peer->last_active = jiffies;
 	peer->st.rx_frames++;
@@ -648,6 +666,9 @@ void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
 	case RTSCTS_ACK:
 		if (f->flags & RTSCTS_F_ACK_REQ)	/* a probe */
 			peer->ack_now = true;
+		consume_skb(skb);
+		break;
+	case RTSCTS_CHALLENGE_ACK:			/* incarnation.c */
 		consume_skb(skb);
 		break;
 	case RTSCTS_RESET:

@@ -8,12 +8,18 @@
  *   link.c       the device binding: frames in (packet_type) and out,
  *                link-layer address resolution
  *   peer.c       per-peer state: lookup, creation, incarnations and
- *                streams, failure, reclaim
+ *                streams, failure, reclaim, eviction, per-uid shares
+ *   incarnation.c  which incarnation of a peer is believed: a claimed
+ *                restart confirmed by a CHALLENGE; addresses learnt
  *   reliable.c   sequences, acknowledgements, the window, retransmission
  *   ooo.c        the out-of-order buffer: its caps, copies, expiry
+ *   open.c       messages open between two nodes: the bound both ends
+ *                keep, cancelling those of a closing NI
  *   timers.c     the per-peer timer: retransmission, probes, peer death
  *   proto.c      messages: eager, RTS/CTS, data placement, completion
  *   netlink.c    what ptlctl shows and changes
+ *   auth.c       authenticated frames: the key, tags made and checked
+ *   remember.c   keyed: where freed peers' streams stood (replays)
  *   rtscts_trace.h  tracepoints
  * rtscts_frame.[ch] is the wire format (also built for the fuzzer).
  *
@@ -39,6 +45,7 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <linux/portals_netlink.h>
 #include <p3api/misc.h>
@@ -55,11 +62,19 @@
 #define RTSCTS_DUPACK_THRESH	3	/* frames sacked above a lost one */
 #define RTSCTS_ACK_EVERY	4	/* frames received between ACKs */
 #define RTSCTS_RESET_INTERVAL	(HZ / 10)	/* RESETs to one peer */
-#define RTSCTS_RESOLVE_RETRY_MS	20	/* waiting for ARP */
+#define RTSCTS_RESOLVE_RETRY_MS	20	/* waiting for ARP: the first retry */
+#define RTSCTS_RESOLVE_BACKOFF	6	/* ... doubled up to 20 << 6 = 1280 ms */
+#define RTSCTS_EVICT_GRACE	HZ	/* unresolved or idle this long: evictable */
+#define RTSCTS_EVICT_SCAN	64	/* peers looked at to find one to evict */
+#define RTSCTS_OWNER_NONE	U32_MAX	/* a peer charged to no uid */
 #define RTSCTS_RECLAIM_PERIOD	(5 * HZ)
 #define RTSCTS_COPYBREAK	256	/* payload copied into the linear part */
 #define RTSCTS_MAX_RESPONSES	256	/* queued per peer before pushing back */
 #define RTSCTS_OOO_MAX_BYTES	(4U << 20)	/* buffered ahead, per peer (ooo.c) */
+/* Messages a sender keeps open at a receiver: a rule of the protocol. */
+#define RTSCTS_MAX_RX_OPEN	64
+
+struct crypto_shash;
 
 /* Module parameters (main.c). */
 extern unsigned int rtscts_eager_max;
@@ -67,10 +82,12 @@ extern unsigned int rtscts_max_window;
 extern unsigned int rtscts_peer_timeout_ms;
 extern unsigned int rtscts_peer_idle_s;
 extern unsigned int rtscts_max_peers;
+extern unsigned int rtscts_user_peer_share;
 extern unsigned int rtscts_min_rto_ms;
 extern unsigned int rtscts_max_rto_ms;
 extern unsigned int rtscts_ack_delay_us;
 extern unsigned int rtscts_ooo_max_kb;
+extern unsigned int rtscts_rx_open_max;
 
 /* One binding: a Portals interface on a network device. */
 struct rtscts_if {
@@ -85,16 +102,28 @@ struct rtscts_if {
 	 */
 	u32 mtu;
 	u32 eager_max;			/* <= RTSCTS_MAX_EAGER */
+	/*
+	 * The keyed MAC of every frame, or NULL: frames are not
+	 * authenticated. Set at bind, freed at unbind (auth.c).
+	 */
+	struct crypto_shash *auth;
 	u32 incarnation;		/* ours, in every frame's src_inc */
 	atomic_t next_stream;		/* stream ids of this incarnation */
 	spinlock_t peers_lock;		/* changes of the table */
 	DECLARE_HASHTABLE(peers, RTSCTS_PEER_HASH_BITS);
 	atomic_t npeers;
+	struct list_head lru;		/* every peer, oldest looked at first */
+	struct xarray owners;		/* uid -> value: peers charged to it */
+	struct list_head evicted;	/* out of the table, to free: */
+	struct work_struct evict_work;	/* ... here (process context) */
 	struct delayed_work reclaim;
 	bool dying;			/* unbinding: no new peers */
 	unsigned long last_reset;	/* RESETs to nodes we keep no state for */
 	atomic_long_t ooo_bytes;	/* held ahead of gaps, all peers (ooo.c) */
 	struct mem_cgroup *memcg;	/* the binder's: charged for them */
+	atomic_t rx_open;		/* open messages, all peers (open.c) */
+	struct xarray remembered;	/* keyed: nid -> freed peer (remember.c) */
+	atomic_t nremembered;
 	atomic64_t stats[__PTL_STAT_MAX];
 };
 
@@ -103,22 +132,29 @@ struct rtscts_peer_stats {
 	u64 tx_frames, tx_bytes, rx_frames, rx_bytes;
 	u64 retransmits, timeouts, duplicates, out_of_order;
 	u64 stale, no_buffer, msgs_tx, msgs_rx, msgs_failed, rts;
-	u64 ooo_dropped, ooo_expired;
+	u64 ooo_dropped, ooo_expired, rx_open_dropped;
 };
 
 /* Another node this interface exchanges frames with. */
 struct rtscts_peer {
 	struct hlist_node hnode;
+	struct list_head lru;		/* on rif->lru (peers_lock) */
 	struct rcu_head rcu;
 	struct rtscts_if *rif;
 	spinlock_t lock;
 	u32 nid;
+	u32 owner;			/* uid charged, or RTSCTS_OWNER_NONE */
+	u8 resolve_tries;		/* ARP asked: the retry backs off */
 	u8 lladdr[ETH_ALEN];
 	u8 state;			/* enum ptl_peer_state */
 	bool lladdr_valid;
 	bool is_static;
 	bool dead;			/* removed: touch nothing more */
 	u32 rx_inc;			/* its incarnation, 0 if unknown */
+	bool chal_active;		/* another was claimed: asking it */
+	u64 chal_nonce;			/* of our last CHALLENGE, 0: none */
+	unsigned long chal_sent;	/* jiffies: when that went */
+	unsigned long chal_first;	/* ... and the first of this claim */
 
 	/* sending: our stream to it */
 	u32 tx_stream;
@@ -142,6 +178,7 @@ struct rtscts_peer {
 	struct list_head wait_acks;	/* every frame out, not all acked */
 	u32 nmsgs;			/* messages on the four lists above */
 	u32 nresponses;			/* ... of which responses */
+	u32 tx_open;			/* ... open at the peer (open.c) */
 
 	/* receiving: its stream to us */
 	u32 rx_stream;
@@ -149,7 +186,8 @@ struct rtscts_peer {
 	struct sk_buff_head ooo;	/* ahead of rcv_nxt, by sequence */
 	u32 ooo_bytes;			/* their truesize (copies: exact) */
 	unsigned long ooo_since;	/* when rcv_nxt last moved or ooo filled */
-	struct list_head rx_msgs;	/* partly received messages */
+	struct list_head rx_msgs;	/* partly received messages (open) */
+	u32 rx_open;			/* how many (open.c) */
 	u16 rx_unacked;
 	bool ack_now;			/* answer with the next frames out */
 	bool ack_delayed;		/* ack_timer will answer */
@@ -200,6 +238,7 @@ struct rtscts_mcb {
 	bool rts;			/* goes with RTS/CTS */
 	bool hdr_out;			/* MSG or RTS framed */
 	bool response;			/* an ACK or REPLY we send */
+	bool open;			/* tx: counted in tx_open */
 };
 
 static inline struct rtscts_mcb *rtscts_mcb(struct ptl_msg *msg)
@@ -228,15 +267,21 @@ u32 rtscts_crc32c(u32 seed, const u8 *p, size_t n);
 bool rtscts_resolve(struct rtscts_peer *peer);
 struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, size_t linear,
 				 gfp_t gfp);
-void rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,
-			 struct rtscts_frame *f);
+int rtscts_seal_frame(struct rtscts_if *rif, struct sk_buff *skb,
+		      struct rtscts_frame *f, const u8 *mac);
+int rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,
+			struct rtscts_frame *f);
 void rtscts_xmit(struct rtscts_if *rif, struct sk_buff_head *q);
 
 /* peer.c */
 int rtscts_peers_init(void);
 void rtscts_peers_exit(void);
 struct rtscts_peer *rtscts_peer_lookup(struct rtscts_if *rif, u32 nid);
-struct rtscts_peer *rtscts_peer_get(struct rtscts_if *rif, u32 nid, gfp_t gfp);
+struct rtscts_peer *rtscts_peer_get(struct rtscts_if *rif, u32 nid, u32 owner,
+				    gfp_t gfp);
+void rtscts_peers_bind(struct rtscts_if *rif);
+u32 rtscts_user_max_peers(void);
+u32 rtscts_peers_unresolved(struct rtscts_if *rif);
 void rtscts_peer_fail(struct rtscts_peer *peer, u8 event);
 void rtscts_peer_new_stream(struct rtscts_peer *peer);
 void rtscts_peer_reset_rx(struct rtscts_peer *peer);
@@ -246,6 +291,33 @@ void rtscts_peers_destroy(struct rtscts_if *rif);
 int rtscts_peer_add_static(struct rtscts_if *rif, u32 nid, const u8 *lladdr);
 int rtscts_peer_remove(struct rtscts_if *rif, u32 nid);
 void rtscts_peer_set_state(struct rtscts_peer *peer, u8 state);
+
+/* incarnation.c */
+void rtscts_answer_challenge(struct rtscts_if *rif,
+			     const struct rtscts_frame *f, const u8 *mac,
+			     struct sk_buff_head *xq);
+bool rtscts_rx_incarnation(struct rtscts_peer *peer,
+			   const struct rtscts_frame *f,
+			   struct sk_buff_head *xq);
+/*
+ * May @f, a sequenced frame of a stream other than the one @peer follows,
+ * start a new one (reliable.c, rtscts_rx_stream)? It carries SYN, is not
+ * older than the stream followed and, on a keyed interface, names our
+ * incarnation (remember.c).
+ */
+static inline bool rtscts_stream_may_start(const struct rtscts_peer *peer,
+					   const struct rtscts_frame *f)
+{
+	return (f->flags & RTSCTS_F_SYN) &&
+	       (!peer->rx_stream ||
+		!rtscts_seq_before(f->stream, peer->rx_stream)) &&
+	       (!peer->rif->auth || f->dst_inc);
+}
+
+bool rtscts_frame_news(const struct rtscts_peer *peer,
+		       const struct rtscts_frame *f);
+void rtscts_learn_lladdr(struct rtscts_peer *peer, const struct sk_buff *skb,
+			 const struct rtscts_frame *f);
 
 /* reliable.c */
 int rtscts_txf_init(void);
@@ -261,6 +333,8 @@ void rtscts_send_ack(struct rtscts_peer *peer, struct sk_buff_head *xq,
 void rtscts_send_reset(struct rtscts_if *rif, const struct rtscts_frame *f,
 		       const u8 *mac, unsigned long *last,
 		       struct sk_buff_head *xq);
+void rtscts_queue_lone(struct rtscts_if *rif, const struct rtscts_frame *f,
+		       const u8 *mac, struct sk_buff_head *xq);
 void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
 			const struct rtscts_frame *f, struct sk_buff_head *xq);
 void rtscts_retransmit_oldest(struct rtscts_peer *peer,
@@ -281,6 +355,21 @@ u32 rtscts_ooo_purge(struct rtscts_peer *peer);
 unsigned long rtscts_ooo_deadline(const struct rtscts_peer *peer);
 void rtscts_ooo_expire(struct rtscts_peer *peer);
 
+/* open.c */
+bool rtscts_rx_room(const struct rtscts_peer *peer);
+void rtscts_rx_refused(struct rtscts_peer *peer);
+struct ptl_msg *rtscts_rx_start(struct rtscts_peer *peer, const u8 *wire,
+				u32 carried, bool rts,
+				struct ptl_rx_plan *plan);
+bool rtscts_rx_open(struct rtscts_peer *peer, struct rtscts_mcb *mcb);
+void rtscts_rx_close(struct rtscts_peer *peer, struct rtscts_mcb *mcb);
+void rtscts_rx_fail(struct rtscts_peer *peer, struct rtscts_mcb *mcb);
+void rtscts_rx_fail_orphans(struct rtscts_peer *peer);
+void rtscts_cancel_rx(struct ptl_binding *b);
+struct rtscts_mcb *rtscts_tx_next(struct rtscts_peer *peer);
+void rtscts_tx_open(struct rtscts_peer *peer, struct rtscts_mcb *mcb);
+void rtscts_tx_close(struct rtscts_peer *peer, struct rtscts_mcb *mcb);
+
 /* timers.c */
 void rtscts_timer_fn(struct timer_list *t);
 void rtscts_timer_arm(struct rtscts_peer *peer);
@@ -299,11 +388,26 @@ bool rtscts_deliver(struct rtscts_peer *peer, struct sk_buff *skb,
 void rtscts_fail_msgs(struct rtscts_peer *peer, bool rx_too);
 void rtscts_fail_rx(struct rtscts_peer *peer);
 
+/* auth.c */
+int rtscts_auth_bind(struct rtscts_if *rif, const u8 *key, u32 key_len,
+		     struct netlink_ext_ack *extack);
+void rtscts_auth_unbind(struct rtscts_if *rif);
+const char *rtscts_auth_name(const struct rtscts_if *rif);
+int rtscts_auth_seal(struct rtscts_if *rif, struct sk_buff *skb);
+bool rtscts_auth_verify(struct rtscts_if *rif, struct sk_buff *skb,
+			u16 frame_len);
+
+/* remember.c */
+void rtscts_remember_bind(struct rtscts_if *rif);
+void rtscts_remember(struct rtscts_peer *peer);
+void rtscts_recall(struct rtscts_peer *peer);
+u32 rtscts_remembered(struct rtscts_if *rif);
+void rtscts_remember_unbind(struct rtscts_if *rif);
+
 /* netlink.c */
 int rtscts_fill_iface(struct ptl_binding *b, struct sk_buff *skb);
 int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb);
-int rtscts_dump_peers(struct ptl_binding *b, struct sk_buff *skb,
-		      struct netlink_callback *cb);
+int rtscts_dump_peers(struct ptl_binding *b, struct ptl_peer_dump *d);
 int rtscts_add_peer(struct ptl_binding *b, u32 nid, const u8 *lladdr,
 		    unsigned int addr_len, struct netlink_ext_ack *extack);
 int rtscts_del_peer(struct ptl_binding *b, u32 nid,

@@ -4,8 +4,8 @@
  * rtscts_frame.h). Nothing here trusts the frame: every length is checked
  * against what the buffer holds before anything past it is read.
  */
-#include "../kmod/core/ptl_bytes.h"
 #include "rtscts_frame.h"
+#include <ptl/bytes.h>
 
 enum {
 	F_VERSION = 0,
@@ -31,6 +31,7 @@ enum {
 	T_LONG = 64,		/* CTS length, DATA offset */
 	T_RESET_STREAM = 56,
 	T_RESET_RESERVED = 60,
+	T_NONCE = 56,
 };
 
 u16 rtscts_hdr_len(u8 type)
@@ -47,12 +48,15 @@ u16 rtscts_hdr_len(u8 type)
 		return RTSCTS_HDR_LEN;
 	case RTSCTS_RESET:
 		return RTSCTS_RESET_HDR_LEN;
+	case RTSCTS_CHALLENGE:
+	case RTSCTS_CHALLENGE_ACK:
+		return RTSCTS_CHALLENGE_HDR_LEN;
 	default:
 		return 0;
 	}
 }
 
-u32 rtscts_frame_room(u32 mtu, u8 type)
+u32 rtscts_frame_room(u32 mtu, u8 type, bool auth)
 {
 	u32 room;
 
@@ -60,7 +64,9 @@ u32 rtscts_frame_room(u32 mtu, u8 type)
 		return 0;
 	if (mtu > RTSCTS_MAX_FRAME)
 		mtu = RTSCTS_MAX_FRAME;
-	if (check_sub_overflow(mtu, (u32)rtscts_hdr_len(type), &room))
+	if (check_sub_overflow(mtu, (u32)rtscts_hdr_len(type), &room) ||
+	    check_sub_overflow(room, auth ? (u32)RTSCTS_AUTH_TAG_LEN : 0U,
+			       &room))
 		return 0;
 	return room;
 }
@@ -110,6 +116,10 @@ static bool decode_type(const u8 *b, struct rtscts_frame *f)
 	case RTSCTS_RESET:
 		f->reset_stream = get_le32(b + T_RESET_STREAM);
 		return !get_le32(b + T_RESET_RESERVED);
+	case RTSCTS_CHALLENGE:
+	case RTSCTS_CHALLENGE_ACK:
+		f->nonce = get_le64(b + T_NONCE);
+		return true;
 	default:
 		return true;
 	}
@@ -127,7 +137,7 @@ static int check_fields(const struct rtscts_frame *f)
 		return RTSCTS_FRAME_EFIELD;
 	if (!reliable && (f->seq || (f->flags & RTSCTS_F_SYN)))
 		return RTSCTS_FRAME_EFIELD;
-	if (f->type == RTSCTS_ACK && f->stream)
+	if (!reliable && f->type != RTSCTS_RESET && f->stream)
 		return RTSCTS_FRAME_EFIELD;
 	if (f->type == RTSCTS_RESET && (f->stream || !f->reset_stream))
 		return RTSCTS_FRAME_EFIELD;
@@ -149,6 +159,11 @@ static int check_fields(const struct rtscts_frame *f)
 		    f->offset > RTSCTS_MAX_OFFSET - f->payload_len)
 			return RTSCTS_FRAME_EFIELD;
 		break;
+	case RTSCTS_CHALLENGE:
+	case RTSCTS_CHALLENGE_ACK:
+		if (!f->nonce)
+			return RTSCTS_FRAME_EFIELD;
+		fallthrough;
 	case RTSCTS_ACK:
 	case RTSCTS_RESET:
 		if (f->payload_len)
@@ -161,7 +176,9 @@ static int check_fields(const struct rtscts_frame *f)
 int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
 			struct rtscts_frame *f)
 {
-	ptl_memset(f, 0, sizeof(*f));
+	size_t end;
+
+	memset(f, 0, sizeof(*f));
 	if (avail < RTSCTS_HDR_LEN || wire_len < avail)
 		return RTSCTS_FRAME_ESHORT;
 	if (buf[F_VERSION] != RTSCTS_VERSION)
@@ -172,11 +189,19 @@ int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
 		return RTSCTS_FRAME_ETYPE;
 	if (f->flags & ~RTSCTS_F_ALL)
 		return RTSCTS_FRAME_EFLAGS;
-	if (f->frame_len < f->hdr_len || f->frame_len > wire_len ||
+	if (f->flags & RTSCTS_F_AUTH)
+		f->tag_len = RTSCTS_AUTH_TAG_LEN;
+	/* The tag, if any, lies after frame_len: both within the frame. */
+	if (f->frame_len < f->hdr_len ||
+	    check_add_overflow((size_t)f->frame_len, (size_t)f->tag_len,
+			       &end) || end > wire_len ||
 	    f->csum_len < f->hdr_len || f->csum_len > f->frame_len)
 		return RTSCTS_FRAME_ELENGTH;
 	/* Nothing beyond the crc: nothing for pcsum to cover. */
 	if (f->csum_len == f->frame_len && f->pcsum)
+		return RTSCTS_FRAME_ERESERVED;
+	/* The tag replaces both checksums. */
+	if (f->tag_len && (f->crc || f->pcsum))
 		return RTSCTS_FRAME_ERESERVED;
 	if (avail < f->hdr_len)
 		return RTSCTS_FRAME_ESHORT;
@@ -194,8 +219,8 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 		return;		/* an unknown type has no encoding */
 	/* The Portals header of MSG and RTS is the caller's. */
 	if (f->type == RTSCTS_MSG || f->type == RTSCTS_RTS)
-		len -= RTSCTS_PTL_HDR_LEN;
-	ptl_memset(b, 0, len);
+		len -= PTL_WIRE_HDR_LEN;
+	memset(b, 0, len);
 	b[F_VERSION] = RTSCTS_VERSION;
 	b[F_TYPE] = f->type;
 	put_le16(b + F_FLAGS, f->flags);
@@ -228,6 +253,10 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 		break;
 	case RTSCTS_RESET:
 		put_le32(b + T_RESET_STREAM, f->reset_stream);
+		break;
+	case RTSCTS_CHALLENGE:
+	case RTSCTS_CHALLENGE_ACK:
+		put_le64(b + T_NONCE, f->nonce);
 		break;
 	}
 }

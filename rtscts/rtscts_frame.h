@@ -2,7 +2,7 @@
 /*
  * The frames of the RTS/CTS transport: layout, limits and codec.
  * Documentation/wire-protocol.md is the specification; this header is its
- * single source in code. OS-independent C (the core's platform shim), so
+ * single source in code. OS-independent C (include/ptl/portable.h), so
  * that the parser is also fuzzed in user space.
  *
  * A frame is an Ethernet frame of the transport's ethertype (default
@@ -48,32 +48,47 @@
  *         asks for an ACK (a liveness probe)
  *   RESET stream u32 (the receiver's stream this node has no state for),
  *         reserved u32 (0)
+ *   CHALLENGE  nonce u64 (nonzero): "which incarnation are you?", sent to
+ *         the link-layer address a peer is known at when a frame claims
+ *         that it restarted; dst_inc 0
+ *   CHALLENGE_ACK  nonce u64: the answer, echoing the challenge's nonce,
+ *         from the answering node's current incarnation
  * MSG, RTS, CTS and DATA are reliable: sequenced, acknowledged, sent again
- * until acknowledged. ACK and RESET are not.
+ * until acknowledged. ACK, RESET, CHALLENGE and CHALLENGE_ACK are not.
+ *
+ * Authenticated frames (flag RTSCTS_F_AUTH, on interfaces bound with a
+ * key) carry a RTSCTS_AUTH_TAG_LEN-byte tag right after frame_len: the
+ * first 16 bytes of HMAC-SHA256(key, bytes [0, frame_len)). Their crc and
+ * pcsum are 0: the tag covers every byte, headers and payload.
  */
 #ifndef RTSCTS_FRAME_H
 #define RTSCTS_FRAME_H
 
-#include "../kmod/core/ptl_platform.h"
+#include <ptl/portable.h>
+#include <ptl/wire.h>
 
 #define RTSCTS_VERSION		1
 #define RTSCTS_HDR_LEN		56
-#define RTSCTS_PTL_HDR_LEN	96	/* PTL_WIRE_HDR_LEN */
-#define RTSCTS_MSG_HDR_LEN	(RTSCTS_HDR_LEN + 8 + RTSCTS_PTL_HDR_LEN)
+#define RTSCTS_MSG_HDR_LEN	(RTSCTS_HDR_LEN + 8 + PTL_WIRE_HDR_LEN)
 #define RTSCTS_CTS_HDR_LEN	(RTSCTS_HDR_LEN + 16)
 #define RTSCTS_DATA_HDR_LEN	(RTSCTS_HDR_LEN + 16)
 #define RTSCTS_RESET_HDR_LEN	(RTSCTS_HDR_LEN + 8)
+#define RTSCTS_CHALLENGE_HDR_LEN (RTSCTS_HDR_LEN + 8)
 #define RTSCTS_MAX_FRAME	65535	/* frame_len is 16 bits */
-/* Smallest frame a link must carry: a MSG with a byte of payload. */
+/* The tag after an authenticated frame: HMAC-SHA256 truncated to 128 bits. */
+#define RTSCTS_AUTH_TAG_LEN	16
+/* Smallest frame a link must carry: a MSG with a byte of payload ... */
 #define RTSCTS_MIN_MTU		(RTSCTS_MSG_HDR_LEN + 1)
+/* ... and its tag, on an authenticated interface. */
+#define RTSCTS_MIN_MTU_AUTH	(RTSCTS_MIN_MTU + RTSCTS_AUTH_TAG_LEN)
 /*
  * Largest eager_max: an eager message goes whole before the target has
  * said it takes any of it, and above this RTS/CTS's one round trip costs
  * little. Also keeps every eager length far from a u32's end.
  */
 #define RTSCTS_MAX_EAGER	(1U << 20)
-/* Payload offsets are below this (PTL_WIRE_MAX_LENGTH). */
-#define RTSCTS_MAX_OFFSET	(1ULL << 48)
+/* Payload offsets are below this: no message is longer. */
+#define RTSCTS_MAX_OFFSET	PTL_WIRE_MAX_LENGTH
 
 enum rtscts_type {
 	RTSCTS_MSG = 1,
@@ -82,13 +97,17 @@ enum rtscts_type {
 	RTSCTS_DATA = 4,
 	RTSCTS_ACK = 5,
 	RTSCTS_RESET = 6,
+	RTSCTS_CHALLENGE = 7,
+	RTSCTS_CHALLENGE_ACK = 8,
 };
 
 /* Acknowledge this frame at once (the last frame of a message, probes). */
 #define RTSCTS_F_ACK_REQ	0x0001
 /* The stream has not been acknowledged yet: it starts at sequence 0. */
 #define RTSCTS_F_SYN		0x0002
-#define RTSCTS_F_ALL		(RTSCTS_F_ACK_REQ | RTSCTS_F_SYN)
+/* A tag follows frame_len; crc and pcsum are 0 (rtscts/auth.c). */
+#define RTSCTS_F_AUTH		0x0004
+#define RTSCTS_F_ALL		(RTSCTS_F_ACK_REQ | RTSCTS_F_SYN | RTSCTS_F_AUTH)
 
 #define RTSCTS_CTS_ACCEPT	0	/* send `length` bytes */
 #define RTSCTS_CTS_DROP		1	/* the target dropped it: send nothing */
@@ -117,12 +136,14 @@ struct rtscts_frame {
 	u64 length;		/* CTS */
 	u64 offset;		/* DATA */
 	u32 reset_stream;	/* RESET */
+	u64 nonce;		/* CHALLENGE, CHALLENGE_ACK */
 	/*
 	 * Bytes of headers: the Portals header of MSG and RTS starts at
-	 * hdr_len - 96, the payload of MSG and DATA at hdr_len.
+	 * hdr_len - PTL_WIRE_HDR_LEN, the payload of MSG and DATA at hdr_len.
 	 */
 	u16 hdr_len;
 	u16 payload_len;	/* frame_len - hdr_len */
+	u16 tag_len;		/* after frame_len: RTSCTS_AUTH_TAG_LEN or 0 */
 };
 
 /* Distinct reasons to refuse a frame, for counters and tracing. */
@@ -136,16 +157,22 @@ enum rtscts_frame_err {
 	RTSCTS_FRAME_ERESERVED = -6,
 	RTSCTS_FRAME_EFIELD = -7,	/* a field wrong for the type */
 	RTSCTS_FRAME_ENID = -8,		/* a wildcard or zero nid */
+	/*
+	 * Not the codec's: a tag missing (the interface has a key), present
+	 * (it has none) or wrong. Counted apart (auth_failed).
+	 */
+	RTSCTS_FRAME_EAUTH = -9,
 };
 
 /* Headers of a frame of @type (0 for an unknown type). */
 u16 rtscts_hdr_len(u8 type);
 /*
  * Payload bytes one frame of @type carries on a link of @mtu bytes (capped
- * at RTSCTS_MAX_FRAME): 0 when its headers do not fit, or for a type that
- * carries no payload. The one place frame room is computed.
+ * at RTSCTS_MAX_FRAME), with a tag after it if @auth: 0 when its headers
+ * (and tag) do not fit, or for a type that carries no payload. The one
+ * place frame room is computed.
  */
-u32 rtscts_frame_room(u32 mtu, u8 type);
+u32 rtscts_frame_room(u32 mtu, u8 type, bool auth);
 /* True for the reliable (sequenced) types. */
 bool rtscts_type_reliable(u8 type);
 
@@ -154,14 +181,16 @@ bool rtscts_type_reliable(u8 type);
  * RTSCTS_HDR_LEN to learn the type; the caller pulls rtscts_hdr_len()
  * more). @wire_len is the frame's length on the wire (Ethernet padding
  * included). Checks everything that needs no state; the checksum is the
- * caller's (rtscts_frame_crc). Returns RTSCTS_FRAME_OK or an error.
+ * caller's (rtscts_frame_crc), and so is the tag of an authenticated frame
+ * (tag_len bytes at frame_len, which this checks lie within @wire_len).
+ * Returns RTSCTS_FRAME_OK or an error.
  */
 int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
 			struct rtscts_frame *f);
 /*
  * Encodes f's headers (rtscts_hdr_len(f->type) bytes) with crc 0, except
  * the Portals header of MSG and RTS, which the caller places at offset
- * RTSCTS_MSG_HDR_LEN - RTSCTS_PTL_HDR_LEN and this leaves alone.
+ * RTSCTS_MSG_HDR_LEN - PTL_WIRE_HDR_LEN and this leaves alone.
  */
 void rtscts_frame_encode(const struct rtscts_frame *f, u8 *buf);
 /* Stores the checksum of the first csum_len bytes of an encoded frame. */

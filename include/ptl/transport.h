@@ -15,7 +15,7 @@
  *
  * Sending. ops->send(binding, msg) queues @msg for its target node. The
  * transport sends ptl_msg_hdr() (the 96-byte wire header of
- * kmod/core/ptl_wire.h) and then ptl_msg_len() bytes of payload, taken with
+ * include/ptl/wire.h) and then ptl_msg_len() bytes of payload, taken with
  * ptl_msg_copy(), attached with ptl_msg_frags() or DMA-mapped through
  * ptl_msg_payload_sg(); it calls ptl_msg_sent() exactly once, when the
  * target has acknowledged the whole message or the transport gave up on
@@ -43,12 +43,18 @@
 #ifndef PTL_TRANSPORT_H
 #define PTL_TRANSPORT_H
 
+#include <linux/bug.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/netlink.h>
 #include <linux/types.h>
+#include <net/netlink.h>
+
+#include <linux/portals_netlink.h>
+#include <ptl/wire.h>
 
 /* Bumped on any incompatible change; a transport states what it expects. */
-#define PTL_TRANSPORT_VERSION	2
+#define PTL_TRANSPORT_VERSION	4
 
 struct net;
 struct net_device;
@@ -56,6 +62,7 @@ struct netlink_callback;
 struct sk_buff;
 struct ptl_binding;
 struct ptl_msg;
+struct ptl_peer_dump;
 struct scatterlist;
 
 /* What ptlctl asked for when binding (PTL_CMD_SET_IFACE). */
@@ -63,7 +70,17 @@ struct ptl_bind_config {
 	u32 nid;
 	u32 eager_max;		/* 0: the transport's default */
 	u16 ethertype;		/* 0: the transport's default */
+	/*
+	 * PTL_AUTH_KEY_LEN bytes that authenticate every frame, or NULL.
+	 * Valid during ops->bind only: a transport keeps what it derives
+	 * from it, never a copy. Given only to PTL_TRANSPORT_F_AUTH ones.
+	 */
+	const u8 *auth_key;
+	u32 auth_key_len;
 };
+
+/* struct ptl_transport's features. */
+#define PTL_TRANSPORT_F_AUTH	(1U << 0)	/* takes ptl_bind_config.auth_key */
 
 struct ptl_transport_ops {
 	/*
@@ -94,13 +111,26 @@ struct ptl_transport_ops {
 			   struct netlink_ext_ack *extack);
 	/* Queues @msg; 0, or a negative errno and the library fails it. */
 	int (*send)(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp);
+	/*
+	 * An NI of the interface is closing (its process exited, PtlNIFini,
+	 * a kernel client's fini): end now, with ptl_rx_done(PTL_NI_FAIL),
+	 * every incoming message for which ptl_msg_orphaned() is true, so
+	 * that the NI is released and its pid is free again at once, rather
+	 * than when a silent peer times out. Process context, no lock held;
+	 * called only when the NI has incoming messages. Optional: without
+	 * it they end when their peer finishes or fails them.
+	 */
+	void (*cancel_rx)(struct ptl_binding *b);
 	/* Netlink: transport attributes of PTL_CMD_GET_IFACE ... */
 	int (*fill_iface)(struct ptl_binding *b, struct sk_buff *skb);
 	/* ... and its counters, inside the interface's PTL_A_STATS nest. */
 	int (*fill_stats)(struct ptl_binding *b, struct sk_buff *skb);
-	/* Netlink: PTL_CMD_GET_PEER; cb->args[2..5] are the transport's. */
-	int (*dump_peers)(struct ptl_binding *b, struct sk_buff *skb,
-			  struct netlink_callback *cb);
+	/*
+	 * Netlink: PTL_CMD_GET_PEER. Reports the peers with
+	 * ptl_peer_dump_add(), from where @d->pos says (below); 0 or a
+	 * negative errno. ptl.ko writes the messages.
+	 */
+	int (*dump_peers)(struct ptl_binding *b, struct ptl_peer_dump *d);
 	int (*add_peer)(struct ptl_binding *b, u32 nid, const u8 *lladdr,
 			unsigned int addr_len, struct netlink_ext_ack *extack);
 	int (*del_peer)(struct ptl_binding *b, u32 nid,
@@ -112,6 +142,7 @@ struct ptl_transport {
 	struct module *owner;
 	unsigned int version;		/* PTL_TRANSPORT_VERSION */
 	const struct ptl_transport_ops *ops;
+	unsigned int features;		/* PTL_TRANSPORT_F_* */
 	struct list_head list;		/* the library's */
 };
 
@@ -126,14 +157,79 @@ u32 ptl_binding_nid(const struct ptl_binding *b);
 u32 ptl_binding_iface(const struct ptl_binding *b);
 struct net *ptl_binding_net(const struct ptl_binding *b);
 
+/* ---- peers, as ptlctl peer show reports them ---- */
+
+/* Most transport-specific attributes and counters in one report. */
+#define PTL_PEER_REPORT_ATTRS	12
+#define PTL_PEER_REPORT_STATS	32
+
 /*
- * For ops->dump_peers: starts one PTL_CMD_GET_PEER message (the interface
- * attribute included); the transport adds the peer's attributes and ends
- * it with genlmsg_end(), or genlmsg_cancel() and stops when it is full.
- * NULL when @skb has no room.
+ * One peer: what every transport knows of a peer, then what only some
+ * do, as attribute-value pairs of uapi/linux/portals_netlink.h (u32
+ * PTL_A_PEER_* attributes; PTL_STAT_* counters of its PTL_A_PEER_STATS
+ * nest). The transport fills it, under its own locks (nothing here
+ * sleeps); ptl.ko writes it out. Fields left zero are not reported.
  */
-void *ptl_netlink_peer_begin(struct ptl_binding *b, struct sk_buff *skb,
-			     struct netlink_callback *cb);
+struct ptl_peer_report {
+	u32 nid;
+	u8 state;			/* PTL_PEER_* */
+	u8 lladdr_len;			/* 0: no link-layer address */
+	u8 lladdr[MAX_ADDR_LEN];
+	u32 flags;			/* PTL_PEER_F_* */
+	bool has_uid;			/* charged to a user: */
+	u32 uid;			/* that one */
+	u8 nattrs;
+	u8 nstats;
+	struct {
+		u16 type;		/* PTL_A_PEER_* (NLA_U32) */
+		u32 value;
+	} attrs[PTL_PEER_REPORT_ATTRS];
+	struct {
+		u16 type;		/* PTL_STAT_* */
+		u64 value;
+	} stats[PTL_PEER_REPORT_STATS];
+};
+
+static inline void ptl_peer_report_attr(struct ptl_peer_report *r, u16 type,
+					u32 value)
+{
+	if (WARN_ON_ONCE(r->nattrs >= PTL_PEER_REPORT_ATTRS))
+		return;
+	r->attrs[r->nattrs].type = type;
+	r->attrs[r->nattrs++].value = value;
+}
+
+static inline void ptl_peer_report_stat(struct ptl_peer_report *r, u16 type,
+					u64 value)
+{
+	if (WARN_ON_ONCE(r->nstats >= PTL_PEER_REPORT_STATS))
+		return;
+	r->stats[r->nstats].type = type;
+	r->stats[r->nstats++].value = value;
+}
+
+/*
+ * A PTL_CMD_GET_PEER dump in progress. ops->dump_peers reports its peers
+ * from where @pos says (zeroes when the dump starts; what they mean is
+ * the transport's), one at a time: it fills @report and calls
+ * ptl_peer_dump_add(), which writes the peer's message and clears @report
+ * for the next. -EMSGSIZE means this part of the dump is full: the
+ * transport sets @pos to that peer and returns 0, and the next part starts
+ * there. Peers that come and go between two parts may be shown twice or
+ * not at all, as with any dump of a changing table.
+ */
+struct ptl_peer_dump {
+	unsigned long pos[2];
+	struct ptl_peer_report report;
+};
+
+int ptl_peer_dump_add(struct ptl_peer_dump *d);
+
+/* One counter (PTL_STAT_*) into a PTL_A_STATS nest (ops->fill_stats). */
+static inline int ptl_nla_put_stat(struct sk_buff *skb, int type, u64 value)
+{
+	return nla_put_u64_64bit(skb, type, value, PTL_STAT_PAD);
+}
 
 /* Events for ptlctl monitor (enum ptl_event of portals_netlink.h). */
 void ptl_binding_peer_event(struct ptl_binding *b, u32 nid, u8 event,
@@ -151,12 +247,17 @@ void ptl_binding_peer_event(struct ptl_binding *b, u32 nid, u8 event,
 
 void *ptl_msg_cb(struct ptl_msg *msg);
 u32 ptl_msg_dst_nid(const struct ptl_msg *msg);
-/* The wire header (96 bytes, PTL_WIRE_HDR_LEN). */
+/* The wire header (PTL_WIRE_HDR_LEN bytes, include/ptl/wire.h). */
 const u8 *ptl_msg_hdr(const struct ptl_msg *msg);
 /* Payload bytes that follow the header. */
 u64 ptl_msg_len(const struct ptl_msg *msg);
 /* True if this is a response (ACK or REPLY) returned by ptl_rx_done(). */
 bool ptl_msg_is_response(const struct ptl_msg *msg);
+/*
+ * The Portals uid a message is sent for: its header's src_uid, which the
+ * sending kernel filled from the sender's credentials (not the user).
+ */
+u32 ptl_msg_src_uid(const struct ptl_msg *msg);
 
 /* Copies payload [@off, @off + @len) into @buf. 0 or -EFAULT. */
 int ptl_msg_copy(struct ptl_msg *msg, u64 off, void *buf, size_t len);
@@ -224,6 +325,8 @@ bool ptl_msg_reply_in_sink(const struct ptl_msg *reply,
 			   const struct ptl_msg *get, u64 len);
 /* The transport is done with @msg: delivered (PTL_NI_OK) or failed. */
 void ptl_msg_sent(struct ptl_msg *msg, u32 ni_fail_type);
+/* An incoming message whose NI is closing: fail it (ops->cancel_rx). */
+bool ptl_msg_orphaned(const struct ptl_msg *msg);
 
 /* What ptl_rx_start() decided for the payload of a message. */
 struct ptl_rx_plan {
@@ -243,6 +346,12 @@ struct ptl_rx_plan {
 struct ptl_msg *ptl_rx_start(struct ptl_binding *b, u32 src_nid,
 			     const u8 *hdr, size_t len,
 			     struct ptl_rx_plan *plan);
+/*
+ * The payload bytes the wire header @hdr (@len bytes) announces, 0 if it
+ * is not a valid header; for a transport that must know, before
+ * ptl_rx_start() matches a message, whether the rest of it will follow.
+ */
+u64 ptl_rx_payload_len(const u8 *hdr, size_t len);
 /*
  * Deposits payload bytes [@off, @off + @len) found at @skb_off in @skb.
  * Bytes at or past plan->deposit are ignored. 0 or -EFAULT.

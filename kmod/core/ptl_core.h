@@ -165,7 +165,7 @@ struct ptlc_md_spec {
  */
 #define PTLC_MD_NEEDS_MEM	(PTL_MAX_ERRNO + 1)
 
-/* ---- NI (ptl_ni.c) ---- */
+/* ---- NI (ptl_ni_state.c) ---- */
 
 /* May sleep. Returns PTL_OK, PTL_NO_SPACE or PTL_FAIL (bad slot). */
 int ptlc_ni_create(const struct ptlc_ni_config *cfg, struct ptlc_ni **out);
@@ -277,7 +277,7 @@ bool ptlc_md_iter_next(struct ptlc_md_iter *it, struct ptlc_chunk *chunk);
 /* The glue's mem of an MD (for the data movement of a message). */
 void *ptlc_md_mem(const struct ptlc_md *md);
 
-/* ---- Event queues (ptl_eq.c) ---- */
+/* ---- Event queues (ptl_eq_ring.c) ---- */
 
 /* Ring slots for a requested count: power of two >= 2; 0 if too large. */
 u32 ptlc_eq_slots_for(ptl_size_t count);

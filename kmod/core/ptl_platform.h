@@ -12,7 +12,8 @@
  *
  * Contract (each implementation provides these names):
  *
- *   types     u8 u16 u32 u64 s32 s64, bool, size_t, NULL
+ *   types     u8 u16 u32 u64 s32 s64, bool, size_t, NULL (both from
+ *             include/ptl/portable.h, with check_*_overflow below)
  *   alloc     void *ptl_zalloc(size_t size, enum ptl_gfp gfp);
  *             void ptl_free(const void *p);            NULL is a no-op
  *             PTL_GFP_SLEEP may sleep; PTL_GFP_ATOMIC never sleeps.

@@ -8,19 +8,10 @@
 #define PTL_PLATFORM_USER_H
 
 #include <pthread.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int32_t s32;
-typedef int64_t s64;
+#include <ptl/portable.h>	/* types, memcpy, checked arithmetic */
 
 static inline void *ptl_zalloc(size_t size, enum ptl_gfp gfp)
 {
@@ -105,17 +96,6 @@ static inline long ptl_atomic_read(const ptl_atomic_t *a)
 #define ptl_le16_to_cpu(x)	((u16)(x))
 #define ptl_le32_to_cpu(x)	((u32)(x))
 #define ptl_le64_to_cpu(x)	((u64)(x))
-
-#ifndef fallthrough
-#define fallthrough	__attribute__((__fallthrough__))
-#endif
-
-/* linux/overflow.h's checked arithmetic: true when the result wrapped. */
-#ifndef check_add_overflow
-#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
-#define check_sub_overflow(a, b, d)	__builtin_sub_overflow(a, b, d)
-#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
-#endif
 
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Wire encoding of the Portals header (layout table in ptl_wire.h).
+ * Wire encoding of the Portals header (layout table in include/ptl/wire.h).
  *
  * Fields are written byte by byte, so the code is the same on any host
  * byte order and never makes an unaligned access. Decoding checks
  * everything that can be checked without an NI; values that index NI
  * tables (pt_index, ac_index, md_handle) are checked again where used.
  */
-#include "ptl_bytes.h"
 #include "ptl_wire.h"
+#include <ptl/bytes.h>
 
 /* Offsets of the fields in the wire header. */
 enum {
 	W_MAGIC = 0,
 	W_VERSION = 4,
-	W_TYPE = 5,
+	W_TYPE = PTL_WIRE_OFF_TYPE,
 	W_RESERVED = 6,
 	W_DST_NID = 8,
 	W_DST_PID = 12,
@@ -160,4 +160,9 @@ int ptl_hdr_decode(const u8 *buf, size_t len, struct ptl_hdr *h)
 		return err;
 	h->payload_length = ptl_hdr_payload_length(h);
 	return PTL_WIRE_OK;
+}
+
+u32 ptl_wire_src_uid(const u8 *buf)
+{
+	return get_le32(buf + W_SRC_UID);
 }

@@ -1,65 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The Portals message header: its host form (struct ptl_hdr) and its wire
- * encoding. Every transport (intra-node, rtscts) carries this header in
- * front of the payload.
- *
- * Wire layout, version 1: 96 bytes, every field little-endian, no padding.
- *
- *   off size field        meaning
- *     0   4  magic        0x334c5450 ("PTL3" as LE bytes 'P','T','L','3')
- *     4   1  version      1
- *     5   1  type         1 PUT, 2 GET, 3 REPLY, 4 ACK, 5 GETPUT
- *     6   2  reserved     must be 0
- *     8   4  dst_nid      target process
- *    12   4  dst_pid
- *    16   4  src_nid      process that sends this header
- *    20   4  src_pid
- *    24   4  src_uid      filled by the sending kernel, not the user
- *    28   4  src_jid
- *    32   8  match_bits   PUT/GET/GETPUT: as sent; ACK/REPLY: echoed
- *    40   8  rlength      PUT/GETPUT: payload bytes; GET: bytes wanted;
- *                         ACK/REPLY: the length the request asked for
- *    48   8  mlength      ACK: bytes the target accepted; REPLY: payload
- *                         bytes; others 0
- *    56   8  offset       PUT/GET/GETPUT: remote offset; ACK: echoed;
- *                         REPLY: the initiator's return offset
- *    64   8  rtn_offset   GET/GETPUT: where the reply lands; others 0
- *    72   8  hdr_data     PUT/GETPUT: user data; others 0
- *    80   4  pt_index     PUT/GET/GETPUT: portal; ACK/REPLY: echoed
- *    84   4  ac_index     PUT/GET/GETPUT: access-control entry; others 0
- *    88   4  md_handle    PUT: MD to ack or PTL_HANDLE_NONE (no ack);
- *                         GET/GETPUT: MD for the reply; ACK/REPLY: the
- *                         initiator MD addressed
- *    92   4  md_gen       full 32-bit generation of that MD
- *
- * The payload that follows is rlength bytes for PUT and GETPUT, mlength
- * bytes for REPLY, nothing for GET and ACK (struct ptl_hdr.payload_length).
+ * The Portals message header: its host form (struct ptl_hdr) and its
+ * codec. The wire layout, its limits and the message types are the
+ * transports' contract too: include/ptl/wire.h.
  */
 #ifndef PTL_WIRE_H
 #define PTL_WIRE_H
 
 #include "ptl_platform.h"
 #include <p3api/types.h>
-
-#define PTL_WIRE_MAGIC		0x334c5450U
-#define PTL_WIRE_VERSION	1
-#define PTL_WIRE_HDR_LEN	96
-
-/*
- * Largest length any header may carry. Portals lengths are 64-bit but no
- * MD can exceed the address space; capping at 2^48 keeps every sum of a
- * length and an offset far from overflow.
- */
-#define PTL_WIRE_MAX_LENGTH	(1ULL << 48)
-
-enum ptl_msg_type {
-	PTL_MSG_PUT = 1,
-	PTL_MSG_GET = 2,
-	PTL_MSG_REPLY = 3,
-	PTL_MSG_ACK = 4,
-	PTL_MSG_GETPUT = 5,
-};
+#include <ptl/wire.h>
 
 /* Decoded header, host byte order. */
 struct ptl_hdr {
@@ -99,5 +49,7 @@ void ptl_hdr_encode(const struct ptl_hdr *hdr, u8 *buf);
 int ptl_hdr_decode(const u8 *buf, size_t len, struct ptl_hdr *hdr);
 /* Payload bytes that follow a header of this type. */
 u64 ptl_hdr_payload_length(const struct ptl_hdr *hdr);
+/* The src_uid of an encoded header (one that ptl_hdr_encode() wrote). */
+u32 ptl_wire_src_uid(const u8 *buf);
 
 #endif /* PTL_WIRE_H */

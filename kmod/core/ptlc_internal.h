@@ -222,7 +222,7 @@ struct ptlc_ni {
 	struct ptlc_mh mh;
 };
 
-/* ---- allocation with leak accounting (ptl_ni.c) ---- */
+/* ---- allocation with leak accounting (ptl_ni_state.c) ---- */
 
 /*
  * Charged to the NI's owner (ptlc_ops.charge) before allocating; NULL if
@@ -295,7 +295,7 @@ void ptlc_md_advance(struct ptlc_md *md, u64 mlength);
 void ptlc_acl_init(struct ptlc_ni *ni);
 bool ptlc_acl_allows(const struct ptlc_ni *ni, const struct ptl_hdr *hdr);
 
-/* ---- event queues and events (ptl_eq.c, ptl_event.c) ---- */
+/* ---- event queues and events (ptl_eq_ring.c, ptl_event.c) ---- */
 
 struct ptlc_eq *ptlc_eq_lookup(struct ptlc_ni *ni, ptl_handle_eq_t h);
 ptl_seq_t ptlc_eq_write(struct ptlc_ni *ni, struct ptlc_eq *eq,

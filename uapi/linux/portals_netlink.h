@@ -30,6 +30,8 @@
  *     PTL_A_ETHERTYPE    u16
  *     PTL_A_NIS          u32   NIs open on it
  *     PTL_A_PEERS        u32   peers the transport keeps state for
+ *     PTL_A_AUTH         string  how frames are authenticated
+ *                              ("hmac(sha256)"); absent: they are not
  *     PTL_A_STATS        nest  interface counters (enum ptl_stat)
  *
  * PTL_CMD_SET_IFACE (admin): on an unbound interface, with a device
@@ -37,11 +39,15 @@
  *   PTL_A_TRANSPORT (default "rtscts"); PTL_A_NID sets the nid, without it
  *   the nid is the device's first IPv4 address (host order), which lets
  *   peers find each other through ARP with no configuration; optional
- *   PTL_A_EAGER_MAX and PTL_A_ETHERTYPE (default 0x88B5). Without a
+ *   PTL_A_EAGER_MAX and PTL_A_ETHERTYPE (default 0x88B5), and
+ *   PTL_A_AUTH_KEY (PTL_AUTH_KEY_LEN bytes): every frame of the interface
+ *   is then authenticated with that key, which both ends must share
+ *   (rtscts only: another transport answers EOPNOTSUPP). The key is never
+ *   reported back; it is forgotten when the interface is unbound. Without a
  *   device, PTL_A_NID alone sets the nid of an unbound interface (for
  *   intra-node use; this configures interfaces 1..7). On a bound
  *   interface it changes settings: PTL_A_EAGER_MAX only; another device,
- *   another nid or another ethertype need an unbind first (EBUSY),
+ *   another nid, another ethertype or a key need an unbind first (EBUSY),
  *   PTL_A_TRANSPORT is ignored. A nid cannot change while NIs are open on
  *   the interface (EBUSY); nids 0 and 0xffffffff are invalid.
  *
@@ -56,7 +62,9 @@
  *     PTL_A_PEER_RTT_US, PTL_A_PEER_RTTVAR_US, PTL_A_PEER_RTO_US,
  *     PTL_A_PEER_CWND, PTL_A_PEER_INFLIGHT, PTL_A_PEER_QUEUED (u32 each),
  *     PTL_A_PEER_IDLE_MS (u32, since the last frame from it),
- *     PTL_A_PEER_STATS (nest of enum ptl_stat).
+ *     PTL_A_UID (u32, rtscts: the uid the peer is charged to, the sender
+ *     of the first message to it; absent for a peer created by a frame
+ *     from it or by ptlctl), PTL_A_PEER_STATS (nest of enum ptl_stat).
  *   Transport rdma: one message per connection (two for a peer when both
  *   nodes connected at once): PTL_A_IFACE, PTL_A_NID, PTL_A_PEER_STATE
  *   (PTL_PEER_CONNECTING, PTL_PEER_UP or PTL_PEER_DEAD), PTL_A_PEER_FLAGS
@@ -100,6 +108,9 @@
 #define PTL_GENL_NAME		"portals"
 #define PTL_GENL_VERSION	1
 #define PTL_GENL_MCGRP_EVENTS	"events"
+
+/* Bytes of a key that authenticates an interface's frames (PTL_A_AUTH_KEY). */
+#define PTL_AUTH_KEY_LEN	32
 
 /* The IEEE 802 local experimental ethertype; configurable per interface. */
 #define PTL_ETHERTYPE_DEFAULT	0x88B5
@@ -159,6 +170,8 @@ enum ptl_attr {
 	PTL_A_FAILED,			/* u32 */
 	PTL_A_PEER_CREDITS,		/* u32, data frames the peer can take now */
 	PTL_A_PEER_CREDITS_OWED,	/* u32, credits not yet returned to it */
+	PTL_A_AUTH_KEY,			/* binary, PTL_AUTH_KEY_LEN; set only */
+	PTL_A_AUTH,			/* string, the frames' MAC */
 	__PTL_A_MAX
 };
 #define PTL_A_MAX		(__PTL_A_MAX - 1)
@@ -235,6 +248,28 @@ enum ptl_stat {
 	PTL_STAT_OOO_BYTES,		/* bytes held now (a gauge) */
 	PTL_STAT_OOO_DROPPED,		/* not held: over a cap or the memcg limit */
 	PTL_STAT_OOO_EXPIRED,		/* freed: their gap stayed open too long */
+	/* ptl_rdma: inbound connections (interface) */
+	PTL_STAT_CONNS_REFUSED,		/* over max_inbound(_pending) */
+	PTL_STAT_CONNS_BAD_NID,		/* src_nid not the connecting address */
+	PTL_STAT_CLOSE_TIMEOUTS,	/* freed: CLOSE never answered */
+	/* frames dropped: tag missing, wrong, or where no key is set */
+	PTL_STAT_AUTH_FAILED,
+	/* ptl_rtscts: incoming messages held open (interface and peer) */
+	PTL_STAT_RX_OPEN,		/* partly received now (a gauge) */
+	PTL_STAT_RX_OPEN_DROPPED,	/* not taken: a peer's or the interface's cap */
+	/* ptl_rtscts: the peer table (interface) */
+	PTL_STAT_PEERS_EVICTED,		/* unresolved or idle peers freed for a new one */
+	PTL_STAT_PEERS_REFUSED,		/* new peers refused: table or uid share full */
+	PTL_STAT_PEERS_UNRESOLVED,	/* peers whose address is unknown (a gauge) */
+	PTL_STAT_PEERS_MAX,		/* the table's cap (max_peers) */
+	PTL_STAT_PEERS_USER_MAX,	/* peers one uid may hold (user_peer_share) */
+	PTL_STAT_RESOLVE_TRIES,		/* times an unknown address was asked for */
+	PTL_STAT_CHALLENGES,		/* claimed restarts checked with the peer */
+	/* ptl_rtscts, keyed: replays after a peer is freed (interface) */
+	PTL_STAT_PEERS_REMEMBERED,	/* freed peers whose streams are kept (a gauge) */
+	PTL_STAT_PEERS_RECALLED,	/* ... that came back to a new peer */
+	PTL_STAT_PEERS_FORGOTTEN,	/* freed, not remembered: cap or memory */
+	PTL_STAT_NO_DST_INC,		/* streams that did not name us: RESET */
 	__PTL_STAT_MAX
 };
 #define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)

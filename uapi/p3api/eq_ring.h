@@ -3,7 +3,7 @@
  * Reader side of a Portals event-queue ring (spec 8.6, contract 10).
  *
  * The ring is N = 2^k ptl_event_t slots that the kernel writes and the
- * process maps read-only. The writer (kmod/core/ptl_eq.c) publishes event s
+ * process maps read-only. The writer (kmod/core/ptl_eq_ring.c) publishes event s
  * into slot s % N as: sequence = s - 1 ("being written"), write barrier,
  * every other field, then a store-release of sequence = s. Sequences start
  * at -N (mod 2^32) and slot i starts as -2N + i.

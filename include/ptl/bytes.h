@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Little-endian fields in byte arrays, for the wire codecs (the Portals
- * header, the transports' frames). Written byte by byte, so the code is
- * the same on any host byte order and never makes an unaligned access.
+ * header, the transports' frames), in the kernel and in user space alike.
+ * Written byte by byte, so the code is the same on any host byte order and
+ * never makes an unaligned access.
  */
 #ifndef PTL_BYTES_H
 #define PTL_BYTES_H
 
-#include "ptl_platform.h"
+#include <ptl/portable.h>
 
 static inline void put_le16(u8 *p, u16 v)
 {

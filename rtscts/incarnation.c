@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which incarnation of a peer its frames are believed from.
+ *
+ * A frame claiming a new incarnation of a known peer means, if true, that
+ * the peer restarted: everything in flight with it fails and both streams
+ * start again (peer.c). Anyone on the segment can send such a frame, and
+ * of two forged incarnations X and X + 2^31 one is always "newer"; so a
+ * claim is not believed on its own word (issue 20, R4). It is checked
+ * with the genuine peer, as TCP checks a RST against its window: the
+ * frame is dropped, and a CHALLENGE with a random 64-bit nonce goes to the
+ * link-layer address the peer is known at, with dst_inc 0 so that the
+ * node there answers whatever its incarnation. Its CHALLENGE_ACK echoes
+ * the nonce from its current incarnation: if that is the claimed new one,
+ * the restart is believed; if it is the one we knew, the claim was false
+ * and nothing changes. A host elsewhere on a switched segment sees neither
+ * the nonce nor the answer.
+ *
+ * A peer that does not answer (a node of an earlier version of this
+ * protocol, which drops the unknown type, or one that is gone) is
+ * believed to have restarted once its current incarnation has sent
+ * nothing for peer_timeout_ms since the first challenge: what a forger
+ * can take over then is a peer that has stopped answering, as after the
+ * unreachable timeout. The first frames from a node we keep no state for
+ * are believed as they come (nothing is known to check them against);
+ * only an authenticated interface protects that.
+ *
+ * Link-layer addresses are learnt only from frames believed here, and of
+ * reliable ones only those of the stream followed or a new one that
+ * starts with SYN (rtscts_learn_lladdr), never before these checks. On a
+ * keyed interface, only from frames that tell the peer's state something
+ * new (rtscts_frame_news): the Ethernet header is outside the tag, and a
+ * recorded frame replayed from another address must not move the peer.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/etherdevice.h>
+#include <linux/jiffies.h>
+#include <linux/random.h>
+
+#include "rtscts.h"
+
+/* A CHALLENGE or CHALLENGE_ACK, alone in an skb, to @mac. */
+static void rtscts_send_chal(struct rtscts_if *rif, u8 type, u32 dst_nid,
+			     u32 dst_inc, u64 nonce, const u8 *mac,
+			     struct sk_buff_head *xq)
+{
+	struct rtscts_frame f = {
+		.type = type,
+		.src_nid = ptl_binding_nid(rif->b),
+		.dst_nid = dst_nid,
+		.src_inc = rif->incarnation,
+		.dst_inc = dst_inc,
+		.nonce = nonce,
+		.window = rtscts_window(),
+		.frame_len = RTSCTS_CHALLENGE_HDR_LEN,
+		.csum_len = RTSCTS_CHALLENGE_HDR_LEN,
+	};
+
+	rtscts_queue_lone(rif, &f, mac, xq);
+}
+
+/*
+ * A CHALLENGE to us: answer from our incarnation, echoing the nonce, to
+ * the address it came from. No state: one frame answers one frame.
+ */
+void rtscts_answer_challenge(struct rtscts_if *rif,
+			     const struct rtscts_frame *f, const u8 *mac,
+			     struct sk_buff_head *xq)
+{
+	rtscts_send_chal(rif, RTSCTS_CHALLENGE_ACK, f->src_nid, f->src_inc,
+			 f->nonce, mac, xq);
+}
+
+/* Asks @peer, at its known address, which incarnation it is. Lock held. */
+static void rtscts_challenge(struct rtscts_peer *peer, struct sk_buff_head *xq)
+{
+	unsigned long now = jiffies;
+
+	if (!peer->chal_active) {
+		peer->chal_active = true;
+		peer->chal_first = now;
+	} else if (peer->chal_nonce &&
+		   time_before(now, peer->chal_sent + RTSCTS_RESET_INTERVAL)) {
+		return;		/* one out already: at most ten a second */
+	}
+	if (!peer->lladdr_valid)
+		return;
+	peer->chal_nonce = get_random_u64() | 1;
+	peer->chal_sent = now;
+	rtscts_count(peer->rif, PTL_STAT_CHALLENGES, 1);
+	rtscts_send_chal(peer->rif, RTSCTS_CHALLENGE, peer->nid, 0,
+			 peer->chal_nonce, peer->lladdr, xq);
+}
+
+/* Believes @inc from now on: a restart, if another was known. */
+static void rtscts_believe(struct rtscts_peer *peer, u32 inc)
+{
+	if (peer->rx_inc)
+		rtscts_peer_fail(peer, PTL_EVENT_PEER_RESTARTED);
+	peer->rx_inc = inc;
+	peer->chal_active = false;
+	peer->chal_nonce = 0;
+}
+
+/**
+ * rtscts_rx_incarnation - is @f from the incarnation of @peer we believe?
+ * @peer: locked
+ * @f: a checked frame from it
+ * @xq: frames to send in answer (a CHALLENGE)
+ *
+ * Return: true to process the frame; false to drop it (counted stale).
+ */
+bool rtscts_rx_incarnation(struct rtscts_peer *peer,
+			   const struct rtscts_frame *f,
+			   struct sk_buff_head *xq)
+{
+	unsigned long timeout = msecs_to_jiffies(rtscts_peer_timeout_ms);
+
+	if (f->src_inc == peer->rx_inc) {
+		/* Its current self spoke: any claim of another was false. */
+		peer->chal_active = false;
+		if (f->type == RTSCTS_CHALLENGE_ACK && f->nonce == peer->chal_nonce)
+			peer->chal_nonce = 0;
+		return true;
+	}
+	if (!peer->rx_inc) {
+		rtscts_believe(peer, f->src_inc);	/* first contact */
+		return true;
+	}
+	if (f->type == RTSCTS_CHALLENGE_ACK && peer->chal_nonce &&
+	    f->nonce == peer->chal_nonce) {
+		rtscts_believe(peer, f->src_inc);	/* it confirmed */
+		return true;
+	}
+	if (peer->chal_active &&
+	    time_after(jiffies, peer->chal_first + timeout) &&
+	    time_after(jiffies, peer->last_rx + timeout)) {
+		/* Its known self has been silent since we asked. */
+		rtscts_believe(peer, f->src_inc);
+		return true;
+	}
+	peer->st.stale++;
+	rtscts_count(peer->rif, PTL_STAT_STALE_FRAMES, 1);
+	if (f->type != RTSCTS_CHALLENGE_ACK)
+		rtscts_challenge(peer, xq);
+	return false;
+}
+
+/**
+ * rtscts_frame_news - could only a live sender have sent @f now?
+ * @peer: locked; its state before @f is processed (a CHALLENGE_ACK's
+ *	nonce is still the one we wait for)
+ * @f: a checked frame from it
+ *
+ * A frame that moves the peer's state forward: a sequenced frame not yet
+ * received (or a new stream that may start), an ACK of something not yet
+ * acknowledged, the answer to our last CHALLENGE, a RESET of the stream
+ * we send on. A recording of any of them, replayed, is none of these.
+ */
+bool rtscts_frame_news(const struct rtscts_peer *peer,
+		       const struct rtscts_frame *f)
+{
+	switch (f->type) {
+	case RTSCTS_ACK:
+		return f->ack_stream && f->ack_stream == peer->tx_stream &&
+		       rtscts_seq_after(f->ack, peer->snd_una) &&
+		       !rtscts_seq_after(f->ack, peer->snd_nxt);
+	case RTSCTS_CHALLENGE_ACK:
+		return peer->chal_nonce && f->nonce == peer->chal_nonce;
+	case RTSCTS_RESET:
+		return f->reset_stream == peer->tx_stream;
+	default:
+		if (f->stream == peer->rx_stream)
+			return !rtscts_seq_before(f->seq, peer->rcv_nxt);
+		return rtscts_stream_may_start(peer, f);
+	}
+}
+
+/*
+ * The frame @skb passed every check (its incarnation above, its stream):
+ * its source is where @peer is now, unless ptlctl fixed that. Lock held.
+ */
+void rtscts_learn_lladdr(struct rtscts_peer *peer, const struct sk_buff *skb,
+			 const struct rtscts_frame *f)
+{
+	if (peer->is_static)
+		return;
+	if (rtscts_type_reliable(f->type) && f->stream != peer->rx_stream &&
+	    !rtscts_stream_may_start(peer, f))
+		return;
+	ether_addr_copy(peer->lladdr, eth_hdr(skb)->h_source);
+	peer->lladdr_valid = true;
+}
