@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "crc32c.h"
+#include "ptl_tool/crc32c.h"
 
 namespace rtscts {
 
@@ -33,6 +33,10 @@ rtscts_frame Header(uint8_t type, const Node& src, uint32_t dst_nid) {
       break;
     case RTSCTS_RESET:
       f.reset_stream = 9;
+      break;
+    case RTSCTS_CHALLENGE:
+    case RTSCTS_CHALLENGE_ACK:
+      f.nonce = 0x5eed0000cafe0001ULL;
       break;
     default:
       break;
@@ -68,9 +72,9 @@ Bytes Encode(const rtscts_frame& f, std::span<const uint8_t> ptl,
   // For an unknown type the codec still writes the 56 common bytes.
   rtscts_frame_encode(&f, b.data());
   if (f.type == RTSCTS_MSG || f.type == RTSCTS_RTS) {
-    if (!ptl.empty() && ptl.size() != RTSCTS_PTL_HDR_LEN)
+    if (!ptl.empty() && ptl.size() != PTL_WIRE_HDR_LEN)
       throw std::invalid_argument("a Portals header is 96 bytes");
-    std::copy(ptl.begin(), ptl.end(), b.begin() + (hdr - RTSCTS_PTL_HDR_LEN));
+    std::copy(ptl.begin(), ptl.end(), b.begin() + (hdr - PTL_WIRE_HDR_LEN));
   }
   b.insert(b.end(), payload.begin(), payload.end());
   return b;
@@ -82,10 +86,11 @@ void Seal(Bytes& frame) {
   if (n < RTSCTS_HDR_LEN) {  // rtscts_frame_crc() refuses; compute it anyway
     Bytes copy(frame.begin(), frame.begin() + n);
     if (n > off::kCrc) std::fill_n(copy.begin() + off::kCrc, std::min<size_t>(4, n - off::kCrc), 0);
-    Put32(frame, off::kCrc, Crc32c(copy));
+    Put32(frame, off::kCrc, ptl::tool::Crc32c(copy));
     return;
   }
-  rtscts_frame_set_crc(frame.data(), rtscts_frame_crc(frame.data(), uint16_t(n), crc32c));
+  rtscts_frame_set_crc(frame.data(),
+                       rtscts_frame_crc(frame.data(), uint16_t(n), ptl::tool::Crc32cUpdate));
 }
 
 Bytes Build(rtscts_frame f, std::span<const uint8_t> ptl, std::span<const uint8_t> payload) {
@@ -94,7 +99,12 @@ Bytes Build(rtscts_frame f, std::span<const uint8_t> ptl, std::span<const uint8_
   f.frame_len = uint16_t(len);
   f.csum_len = uint16_t(len);
   Bytes b = Encode(f, ptl, payload);
-  Seal(b);
+  if (!(f.flags & RTSCTS_F_AUTH)) {
+    Seal(b);
+    return b;
+  }
+  // crc and pcsum stay 0; the tag is one nobody with the key made.
+  b.insert(b.end(), RTSCTS_AUTH_TAG_LEN, kForgedTagByte);
   return b;
 }
 
@@ -104,7 +114,7 @@ int Decode(std::span<const uint8_t> frame, rtscts_frame* f) {
 
 bool CrcOk(std::span<const uint8_t> frame, const rtscts_frame& f) {
   if (f.csum_len < RTSCTS_HDR_LEN || f.csum_len > frame.size()) return false;
-  return rtscts_frame_crc(frame.data(), f.csum_len, crc32c) == f.crc;
+  return rtscts_frame_crc(frame.data(), f.csum_len, ptl::tool::Crc32cUpdate) == f.crc;
 }
 
 Bytes Pattern(size_t n, uint8_t seed) {
@@ -129,6 +139,8 @@ std::string_view ErrName(int err) {
       return "ELENGTH";
     case RTSCTS_FRAME_ERESERVED:
       return "ERESERVED";
+    case RTSCTS_FRAME_EAUTH:
+      return "EAUTH";
     case RTSCTS_FRAME_EFIELD:
       return "EFIELD";
     case RTSCTS_FRAME_ENID:
@@ -175,6 +187,10 @@ std::string_view TypeName(uint8_t type) {
       return "ACK";
     case RTSCTS_RESET:
       return "RESET";
+    case RTSCTS_CHALLENGE:
+      return "CHALLENGE";
+    case RTSCTS_CHALLENGE_ACK:
+      return "CHALLENGE_ACK";
     default:
       return "?";
   }

@@ -32,7 +32,7 @@ inline constexpr size_t kVersion = 0, kType = 1, kFlags = 2, kFrameLen = 4, kCsu
                         kSeq = 32, kAckStream = 36, kAck = 40, kWindow = 44, kReserved = 46,
                         kSack = 48;
 // Type headers, at RTSCTS_HDR_LEN.
-inline constexpr size_t kMsgId = 56, kWord = 60, kLong = 64, kResetStream = 56;
+inline constexpr size_t kMsgId = 56, kWord = 60, kLong = 64, kResetStream = 56, kNonce = 56;
 }  // namespace off
 
 // A sending node as the frames name it: nid, incarnation and its stream
@@ -46,8 +46,8 @@ struct Node {
 // A valid header of `type` (enum rtscts_type) from `src` to `dst_nid`: the
 // fields the type needs set to plausible values (msg_id 1, a CTS accepting
 // 4096 bytes, an ACK acknowledging sequence 0 of stream 7, a RESET of stream
-// 9), window 64, everything else 0, frame_len and csum_len 0 (Build()
-// fills them). An unknown type gets the common fields only.
+// 9, a CHALLENGE or CHALLENGE_ACK with a fixed nonce), window 64, everything else 0, frame_len and
+// csum_len 0 (Build() fills them). An unknown type gets the common fields only.
 rtscts_frame Header(uint8_t type, const Node& src, uint32_t dst_nid);
 
 // A Portals PUT of `length` bytes that asks for no ACK (md_handle
@@ -68,7 +68,13 @@ Bytes Encode(const rtscts_frame& f, std::span<const uint8_t> ptl = {},
 // they are.
 void Seal(Bytes& frame);
 
+// Every byte of the tag Build() appends to a frame with RTSCTS_F_AUTH.
+inline constexpr uint8_t kForgedTagByte = 0xa5;
+
 // A valid frame: frame_len = csum_len = headers + payload, encoded, sealed.
+// With RTSCTS_F_AUTH in f.flags: crc 0 and, after frame_len, a tag of
+// RTSCTS_AUTH_TAG_LEN bytes kForgedTagByte (user space has no key: the
+// frame is valid to the codec, and a forgery to a receiver).
 Bytes Build(rtscts_frame f, std::span<const uint8_t> ptl = {},
             std::span<const uint8_t> payload = {});
 

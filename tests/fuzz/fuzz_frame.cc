@@ -19,9 +19,11 @@
 //    hdr_len + payload_len == frame_len <= wire_len;
 //    hdr_len <= csum_len <= frame_len; no unknown flag;
 //  * nids neither 0 nor the wildcard, src_inc != 0; reliable types on a
-//    nonzero stream; ACK and RESET without seq, SYN or stream; a RESET
-//    names a nonzero stream; no ack or sack without ack_stream;
-//  * RTS, CTS, ACK and RESET carry no payload; DATA some, at an offset
+//    nonzero stream; ACK, RESET, CHALLENGE and CHALLENGE_ACK without seq,
+//    SYN or stream; a RESET names a nonzero stream; a CHALLENGE or
+//    CHALLENGE_ACK carries a nonzero nonce; no ack or sack without
+//    ack_stream;
+//  * RTS, CTS, ACK, RESET, CHALLENGE and CHALLENGE_ACK carry no payload; DATA some, at an offset
 //    below 2^48; a CTS's status is known, its length <= 2^48, 0 if DROP;
 //  * reserved fields are 0 and every field decodes from its documented
 //    offset; fields of other types stay 0;
@@ -44,7 +46,7 @@ extern "C" {
 #include <memory>
 #include <vector>
 
-#include "crc32c.h"
+#include "ptl_tool/crc32c.h"
 
 namespace {
 
@@ -53,11 +55,11 @@ namespace {
                "fuzz_frame: broken promise: %s\n"
                "  type %u flags %#x frame_len %u csum_len %u hdr_len %u payload_len %u\n"
                "  src %#x/%#x dst %#x/%#x stream %#x seq %#x ack_stream %#x ack %#x sack %#llx\n"
-               "  msg_id %#x status %u length %#llx offset %#llx reset_stream %#x\n",
+               "  msg_id %#x status %u length %#llx offset %#llx reset_stream %#x nonce %#llx\n",
                what, f.type, f.flags, f.frame_len, f.csum_len, f.hdr_len, f.payload_len, f.src_nid,
                f.src_inc, f.dst_nid, f.dst_inc, f.stream, f.seq, f.ack_stream, f.ack,
                (unsigned long long)f.sack, f.msg_id, f.status, (unsigned long long)f.length,
-               (unsigned long long)f.offset, f.reset_stream);
+               (unsigned long long)f.offset, f.reset_stream, (unsigned long long)f.nonce);
   std::abort();
 }
 
@@ -82,22 +84,29 @@ const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
   if (!hdr) return "unknown type";
   if (f.flags & ~RTSCTS_F_ALL) return "unknown flags";
   if (f.frame_len < hdr || f.frame_len > wire_len) return "frame_len out of range";
+  bool tagged = f.flags & RTSCTS_F_AUTH;
+  if (tagged && size_t(f.frame_len) + RTSCTS_AUTH_TAG_LEN > wire_len) return "no room for the tag";
   if (f.csum_len < hdr || f.csum_len > f.frame_len) return "csum_len out of range";
   if (!f.src_nid || f.src_nid == 0xffffffffu || !f.dst_nid || f.dst_nid == 0xffffffffu)
     return "zero or wildcard nid";
   if (!f.src_inc) return "zero src_inc";
   if (reliable && !f.stream) return "reliable frame on stream 0";
   if (!reliable && (f.seq || (f.flags & RTSCTS_F_SYN))) return "seq or SYN on ACK/RESET";
-  if ((f.type == RTSCTS_ACK || f.type == RTSCTS_RESET) && f.stream) return "stream on ACK/RESET";
+  if (!reliable && f.stream) return "stream on an unsequenced type";
   if (f.type == RTSCTS_RESET && !f.reset_stream) return "RESET of stream 0";
+  if ((f.type == RTSCTS_CHALLENGE || f.type == RTSCTS_CHALLENGE_ACK) && !f.nonce)
+    return "CHALLENGE without a nonce";
   if (!f.ack_stream && (f.ack || f.sack)) return "ack without ack_stream";
   size_t payload = f.frame_len - hdr;
   if (f.csum_len == f.frame_len && f.pcsum) return "pcsum with nothing to cover";
+  if (tagged && (f.crc || f.pcsum)) return "a checksum in a tagged frame";
   switch (f.type) {
     case RTSCTS_RTS:
     case RTSCTS_CTS:
     case RTSCTS_ACK:
     case RTSCTS_RESET:
+    case RTSCTS_CHALLENGE:
+    case RTSCTS_CHALLENGE_ACK:
       if (payload) return "payload in a type without one";
       break;
     case RTSCTS_DATA:
@@ -119,11 +128,13 @@ rtscts_frame Carried(rtscts_frame f) {
   f.crc = 0;
   f.hdr_len = rtscts_hdr_len(f.type);
   f.payload_len = uint16_t(f.frame_len - f.hdr_len);
+  f.tag_len = (f.flags & RTSCTS_F_AUTH) ? RTSCTS_AUTH_TAG_LEN : 0;
   uint8_t t = f.type;
   if (t != RTSCTS_MSG && t != RTSCTS_RTS && t != RTSCTS_CTS && t != RTSCTS_DATA) f.msg_id = 0;
   if (t != RTSCTS_CTS) f.status = 0, f.length = 0;
   if (t != RTSCTS_DATA) f.offset = 0;
   if (t != RTSCTS_RESET) f.reset_stream = 0;
+  if (t != RTSCTS_CHALLENGE && t != RTSCTS_CHALLENGE_ACK) f.nonce = 0;
   return f;
 }
 
@@ -134,8 +145,8 @@ bool SameFields(const rtscts_frame& a, const rtscts_frame& b) {
          a.stream == b.stream && a.seq == b.seq && a.ack_stream == b.ack_stream && a.ack == b.ack &&
          a.window == b.window && a.pcsum == b.pcsum && a.sack == b.sack && a.msg_id == b.msg_id &&
          a.status == b.status && a.length == b.length && a.offset == b.offset &&
-         a.reset_stream == b.reset_stream && a.hdr_len == b.hdr_len &&
-         a.payload_len == b.payload_len;
+         a.reset_stream == b.reset_stream && a.nonce == b.nonce && a.hdr_len == b.hdr_len &&
+         a.payload_len == b.payload_len && a.tag_len == b.tag_len;
 }
 
 uint32_t BitwiseCrc(const uint8_t* p, size_t n) {
@@ -149,8 +160,8 @@ uint32_t BitwiseCrc(const uint8_t* p, size_t n) {
 
 void CheckPtlHeader(const uint8_t* p, const rtscts_frame& f) {
   ptl_hdr h;
-  PROMISE(ptl_hdr_decode(p, RTSCTS_PTL_HDR_LEN - 1, &h) == PTL_WIRE_ESHORT, f);
-  if (ptl_hdr_decode(p, RTSCTS_PTL_HDR_LEN, &h) != PTL_WIRE_OK) return;
+  PROMISE(ptl_hdr_decode(p, PTL_WIRE_HDR_LEN - 1, &h) == PTL_WIRE_ESHORT, f);
+  if (ptl_hdr_decode(p, PTL_WIRE_HDR_LEN, &h) != PTL_WIRE_OK) return;
   PROMISE(h.type >= PTL_MSG_PUT && h.type <= PTL_MSG_GETPUT, f);
   PROMISE(h.rlength <= PTL_WIRE_MAX_LENGTH && h.mlength <= PTL_WIRE_MAX_LENGTH, f);
   PROMISE(h.offset <= PTL_WIRE_MAX_LENGTH && h.rtn_offset <= PTL_WIRE_MAX_LENGTH, f);
@@ -166,7 +177,8 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
   PROMISE(f.hdr_len && f.hdr_len == rtscts_hdr_len(f.type), f);
   PROMISE(f.hdr_len <= avail, f);
   PROMISE(size_t(f.hdr_len) + f.payload_len == f.frame_len, f);
-  PROMISE(f.frame_len <= wire_len, f);
+  PROMISE(f.tag_len == ((f.flags & RTSCTS_F_AUTH) ? RTSCTS_AUTH_TAG_LEN : 0), f);
+  PROMISE(size_t(f.frame_len) + f.tag_len <= wire_len, f);
   PROMISE(f.hdr_len <= f.csum_len && f.csum_len <= f.frame_len, f);
   PROMISE(!(f.flags & ~RTSCTS_F_ALL), f);
   PROMISE(!BrokenRule(f, wire_len), f);
@@ -196,6 +208,10 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
     case RTSCTS_RESET:
       PROMISE(f.reset_stream == Le(buf + 56, 4) && Le(buf + 60, 4) == 0, f);
       break;
+    case RTSCTS_CHALLENGE:
+    case RTSCTS_CHALLENGE_ACK:
+      PROMISE(f.nonce == Le(buf + 56, 8), f);
+      break;
   }
   rtscts_frame carried = Carried(f);
   carried.crc = f.crc;
@@ -207,7 +223,7 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
   std::memset(re.get(), 0x5a, f.hdr_len);
   rtscts_frame_encode(&f, re.get());
   for (size_t i = 0; i < f.hdr_len; i++) {
-    bool ptl = HasPtlHdr(f.type) && i >= size_t(f.hdr_len - RTSCTS_PTL_HDR_LEN);
+    bool ptl = HasPtlHdr(f.type) && i >= size_t(f.hdr_len - PTL_WIRE_HDR_LEN);
     if (ptl)
       PROMISE(re[i] == 0x5a, f);  // the Portals header is the caller's
     else if (i >= 8 && i < 12)
@@ -216,25 +232,27 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
       PROMISE(re[i] == buf[i], f);
   }
   if (HasPtlHdr(f.type))
-    std::memcpy(re.get() + f.hdr_len - RTSCTS_PTL_HDR_LEN, buf + f.hdr_len - RTSCTS_PTL_HDR_LEN,
-                RTSCTS_PTL_HDR_LEN);
+    std::memcpy(re.get() + f.hdr_len - PTL_WIRE_HDR_LEN, buf + f.hdr_len - PTL_WIRE_HDR_LEN,
+                PTL_WIRE_HDR_LEN);
   rtscts_frame g;
-  PROMISE(rtscts_frame_decode(re.get(), f.hdr_len, f.frame_len, &g) == RTSCTS_FRAME_OK, f);
+  PROMISE(rtscts_frame_decode(re.get(), f.hdr_len, size_t(f.frame_len) + f.tag_len, &g) ==
+              RTSCTS_FRAME_OK,
+          f);
   rtscts_frame want = f;
   want.crc = 0;
   PROMISE(SameFields(g, want), f);
 
   // The checksum, where the covered bytes are readable.
   if (f.csum_len <= avail) {
-    uint32_t crc = rtscts_frame_crc(buf, f.csum_len, crc32c);
+    uint32_t crc = rtscts_frame_crc(buf, f.csum_len, ptl::tool::Crc32cUpdate);
     PROMISE(crc == BitwiseCrc(buf, f.csum_len), f);
     std::vector<uint8_t> copy(buf, buf + f.csum_len);
     rtscts_frame_set_crc(copy.data(), crc ^ 0x01020304u);
     PROMISE(Le(copy.data() + 8, 4) == (crc ^ 0x01020304u), f);
-    PROMISE(rtscts_frame_crc(copy.data(), f.csum_len, crc32c) == crc, f);
+    PROMISE(rtscts_frame_crc(copy.data(), f.csum_len, ptl::tool::Crc32cUpdate) == crc, f);
   }
 
-  if (HasPtlHdr(f.type)) CheckPtlHeader(buf + f.hdr_len - RTSCTS_PTL_HDR_LEN, f);
+  if (HasPtlHdr(f.type)) CheckPtlHeader(buf + f.hdr_len - PTL_WIRE_HDR_LEN, f);
 }
 
 void DecodeMode(const uint8_t* frame, size_t n, uint8_t cut, uint16_t pad) {
@@ -274,7 +292,7 @@ class Reader {
 void EncodeMode(const uint8_t* data, size_t n) {
   Reader in(data, n);
   rtscts_frame s{};
-  s.type = uint8_t(1 + in.Int(1) % 6);
+  s.type = uint8_t(1 + in.Int(1) % RTSCTS_CHALLENGE_ACK);
   s.flags = uint16_t(in.Int(2));
   s.src_nid = uint32_t(in.Int(4));
   s.dst_nid = uint32_t(in.Int(4));
@@ -291,6 +309,7 @@ void EncodeMode(const uint8_t* data, size_t n) {
   s.length = in.Int(8);
   s.offset = in.Int(8);
   s.reset_stream = uint32_t(in.Int(4));
+  s.nonce = in.Int(8);
   uint16_t hdr = rtscts_hdr_len(s.type);
   size_t payload = in.Int(2) % (RTSCTS_MAX_FRAME - hdr + 1);
   s.frame_len = uint16_t(hdr + payload);
@@ -302,16 +321,16 @@ void EncodeMode(const uint8_t* data, size_t n) {
   // Portals header comes from the input and must be left alone.
   std::unique_ptr<uint8_t[]> buf(new uint8_t[hdr]);
   std::memset(buf.get(), 0xa5, hdr);
-  uint8_t* ptl = buf.get() + hdr - RTSCTS_PTL_HDR_LEN;
-  uint8_t ptl_in[RTSCTS_PTL_HDR_LEN] = {};
+  uint8_t* ptl = buf.get() + hdr - PTL_WIRE_HDR_LEN;
+  uint8_t ptl_in[PTL_WIRE_HDR_LEN] = {};
   if (HasPtlHdr(s.type)) {
     size_t rest_n;
     const uint8_t* rest = in.Rest(&rest_n);
-    std::memcpy(ptl_in, rest, std::min<size_t>(rest_n, RTSCTS_PTL_HDR_LEN));
-    std::memcpy(ptl, ptl_in, RTSCTS_PTL_HDR_LEN);
+    std::memcpy(ptl_in, rest, std::min<size_t>(rest_n, PTL_WIRE_HDR_LEN));
+    std::memcpy(ptl, ptl_in, PTL_WIRE_HDR_LEN);
   }
   rtscts_frame_encode(&s, buf.get());
-  if (HasPtlHdr(s.type)) PROMISE(std::memcmp(ptl, ptl_in, RTSCTS_PTL_HDR_LEN) == 0, s);
+  if (HasPtlHdr(s.type)) PROMISE(std::memcmp(ptl, ptl_in, PTL_WIRE_HDR_LEN) == 0, s);
   PROMISE(Le(buf.get() + 8, 4) == 0, s);
 
   rtscts_frame d;

@@ -18,14 +18,14 @@ command -v "$cxx" >/dev/null 2>&1 || cxx=clang++
 
 mkdir -p "$out/obj" "$out/corpus"
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
- -DPTL_WARN_ABORT -I$top/uapi -I$top/kmod/core -I$top/rtscts -I$top/rtscts/user"
+ -DPTL_WARN_ABORT -I$top/uapi -I$top/include -I$top/kmod/core -I$top/rtscts -I$top/rtscts/user -I$top/tools/lib/include"
 
 for src in "$top/rtscts/rtscts_frame.c" "$top/kmod/core/ptl_wire.c"; do
 	"$cc" -std=gnu11 -Wall -Wextra -Werror $flags -fsanitize=fuzzer-no-link \
 		-c "$src" -o "$out/obj/$(basename "$src" .c).o"
 done
 "$cxx" -std=c++20 -Wall -Wextra -Werror $flags -fsanitize=fuzzer-no-link \
-	-c "$top/rtscts/user/crc32c.cc" -o "$out/obj/crc32c.o"
+	-c "$top/tools/lib/src/crc32c.cc" -o "$out/obj/crc32c.o"
 "$cxx" -std=c++20 -Wall -Wextra -Werror $flags \
 	"$here/fuzz_frame.cc" "$out"/obj/*.o -o "$out/fuzz_frame"
 

@@ -15,7 +15,7 @@ command -v "$cxx" >/dev/null 2>&1 || cxx=clang++
 
 mkdir -p "$out/obj" "$out/corpus"
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
- -DPTL_WARN_ABORT -I$top/uapi -I$top/kmod/core"
+ -DPTL_WARN_ABORT -I$top/uapi -I$top/include -I$top/kmod/core"
 
 for src in "$top"/kmod/core/*.c; do
 	"$cc" -std=gnu11 -Wall -Wextra -Werror $flags -fsanitize=fuzzer-no-link \

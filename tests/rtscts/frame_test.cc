@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "crc32c.h"
 #include "frame_builder.h"
+#include "ptl_tool/crc32c.h"
 
 namespace {
 
@@ -19,8 +19,8 @@ using rtscts::Node;
 constexpr Node kSrc{0x0a000001, 0x11111111, 0x22222222};
 constexpr uint32_t kDst = 0x0a000002;
 constexpr uint64_t kMaxOffset = RTSCTS_MAX_OFFSET;
-constexpr uint8_t kTypes[] = {RTSCTS_MSG,  RTSCTS_RTS, RTSCTS_CTS,
-                              RTSCTS_DATA, RTSCTS_ACK, RTSCTS_RESET};
+constexpr uint8_t kTypes[] = {RTSCTS_MSG, RTSCTS_RTS,   RTSCTS_CTS,       RTSCTS_DATA,
+                              RTSCTS_ACK, RTSCTS_RESET, RTSCTS_CHALLENGE, RTSCTS_CHALLENGE_ACK};
 
 uint16_t Le16(const Bytes& b, size_t at) { return uint16_t(b[at] | b[at + 1] << 8); }
 uint32_t Le32(const Bytes& b, size_t at) { return Le16(b, at) | uint32_t(Le16(b, at + 2)) << 16; }
@@ -48,6 +48,7 @@ rtscts_frame Full(uint8_t type) {
   if (type == RTSCTS_CTS) f.length = 0x0000ffff12345678ULL;
   if (type == RTSCTS_DATA) f.offset = 0x0000abcdef012345ULL;
   if (type == RTSCTS_RESET) f.reset_stream = 0x99999999;
+  if (type == RTSCTS_CHALLENGE || type == RTSCTS_CHALLENGE_ACK) f.nonce = 0xaaaabbbbccccddddULL;
   return f;
 }
 
@@ -107,6 +108,7 @@ void ExpectSameFields(const rtscts_frame& a, const rtscts_frame& b) {
   EXPECT_EQ(a.length, b.length);
   EXPECT_EQ(a.offset, b.offset);
   EXPECT_EQ(a.reset_stream, b.reset_stream);
+  EXPECT_EQ(a.nonce, b.nonce);
   EXPECT_EQ(a.hdr_len, b.hdr_len);
   EXPECT_EQ(a.payload_len, b.payload_len);
 }
@@ -120,34 +122,56 @@ TEST(FrameLayout, HeaderSizesOfEveryType) {
   EXPECT_EQ(rtscts_hdr_len(RTSCTS_DATA), 72);
   EXPECT_EQ(rtscts_hdr_len(RTSCTS_ACK), 56);
   EXPECT_EQ(rtscts_hdr_len(RTSCTS_RESET), 64);
-  for (int t : {0, 7, 8, 0x81, 0xff}) EXPECT_EQ(rtscts_hdr_len(uint8_t(t)), 0) << t;
-  EXPECT_EQ(RTSCTS_PTL_HDR_LEN, PTL_WIRE_HDR_LEN);
+  EXPECT_EQ(rtscts_hdr_len(RTSCTS_CHALLENGE), 64);
+  EXPECT_EQ(rtscts_hdr_len(RTSCTS_CHALLENGE_ACK), 64);
+  for (int t : {0, 9, 0x81, 0xff}) EXPECT_EQ(rtscts_hdr_len(uint8_t(t)), 0) << t;
+  EXPECT_EQ(PTL_WIRE_HDR_LEN, 96);  // wire-protocol.md: the Portals header MSG and RTS carry
   EXPECT_EQ(RTSCTS_MIN_MTU, 161);
-  EXPECT_EQ(RTSCTS_MAX_OFFSET, PTL_WIRE_MAX_LENGTH);
+  EXPECT_EQ(RTSCTS_MAX_OFFSET, uint64_t(1) << 48);
 }
 
 // Issue 20, R5: 68 - 160 once wrapped to a room of 4 GiB, and a put then
 // overflowed its frame's skb. No room is larger than what the MTU leaves.
 TEST(FrameLayout, FrameRoomIsWhatTheMtuLeavesAndNeverWraps) {
-  EXPECT_EQ(rtscts_frame_room(1500, RTSCTS_MSG), 1340u);
-  EXPECT_EQ(rtscts_frame_room(1500, RTSCTS_DATA), 1428u);
-  EXPECT_EQ(rtscts_frame_room(RTSCTS_MIN_MTU, RTSCTS_MSG), 1u);
-  EXPECT_EQ(rtscts_frame_room(160, RTSCTS_MSG), 0u);
-  EXPECT_EQ(rtscts_frame_room(72, RTSCTS_DATA), 0u);
-  EXPECT_EQ(rtscts_frame_room(65535, RTSCTS_DATA), 65535u - 72);
-  EXPECT_EQ(rtscts_frame_room(UINT32_MAX, RTSCTS_DATA), 65535u - 72);
+  EXPECT_EQ(rtscts_frame_room(1500, RTSCTS_MSG, false), 1340u);
+  EXPECT_EQ(rtscts_frame_room(1500, RTSCTS_DATA, false), 1428u);
+  EXPECT_EQ(rtscts_frame_room(RTSCTS_MIN_MTU, RTSCTS_MSG, false), 1u);
+  EXPECT_EQ(rtscts_frame_room(160, RTSCTS_MSG, false), 0u);
+  EXPECT_EQ(rtscts_frame_room(72, RTSCTS_DATA, false), 0u);
+  EXPECT_EQ(rtscts_frame_room(65535, RTSCTS_DATA, false), 65535u - 72);
+  EXPECT_EQ(rtscts_frame_room(UINT32_MAX, RTSCTS_DATA, false), 65535u - 72);
   for (uint32_t mtu : {0u, 1u, 68u, 71u, 72u})
     for (int t = 0; t < 256; t++)
-      EXPECT_EQ(rtscts_frame_room(mtu, uint8_t(t)), 0u) << mtu << " " << t;
-  EXPECT_EQ(rtscts_frame_room(159, RTSCTS_MSG), 0u);
-  EXPECT_EQ(rtscts_frame_room(159, RTSCTS_DATA), 87u);
+      EXPECT_EQ(rtscts_frame_room(mtu, uint8_t(t), false), 0u) << mtu << " " << t;
+  EXPECT_EQ(rtscts_frame_room(159, RTSCTS_MSG, false), 0u);
+  EXPECT_EQ(rtscts_frame_room(159, RTSCTS_DATA, false), 87u);
   for (uint8_t t : {RTSCTS_RTS, RTSCTS_CTS, RTSCTS_ACK, RTSCTS_RESET})
-    EXPECT_EQ(rtscts_frame_room(9000, t), 0u) << int(t);
+    EXPECT_EQ(rtscts_frame_room(9000, t, false), 0u) << int(t);
   for (uint32_t mtu = 0; mtu < 70000; mtu++) {
-    EXPECT_LE(rtscts_frame_room(mtu, RTSCTS_MSG) + (rtscts_frame_room(mtu, RTSCTS_MSG) ? 160u : 0u),
+    EXPECT_LE(rtscts_frame_room(mtu, RTSCTS_MSG, false) +
+                  (rtscts_frame_room(mtu, RTSCTS_MSG, false) ? 160u : 0u),
               std::min<uint32_t>(mtu, RTSCTS_MAX_FRAME));
-    EXPECT_LE(rtscts_frame_room(mtu, RTSCTS_DATA), RTSCTS_MAX_FRAME - 72u);
+    EXPECT_LE(rtscts_frame_room(mtu, RTSCTS_DATA, false), RTSCTS_MAX_FRAME - 72u);
   }
+}
+
+// An authenticated interface's frames end with a 16-byte tag: room for it
+// comes out of the payload, never out of the MTU.
+TEST(FrameLayout, FrameRoomLeavesRoomForTheTag) {
+  EXPECT_EQ(RTSCTS_MIN_MTU_AUTH, 177);
+  EXPECT_EQ(rtscts_frame_room(1500, RTSCTS_MSG, true), 1340u - 16);
+  EXPECT_EQ(rtscts_frame_room(1500, RTSCTS_DATA, true), 1428u - 16);
+  EXPECT_EQ(rtscts_frame_room(RTSCTS_MIN_MTU_AUTH, RTSCTS_MSG, true), 1u);
+  EXPECT_EQ(rtscts_frame_room(RTSCTS_MIN_MTU, RTSCTS_MSG, true), 0u);
+  EXPECT_EQ(rtscts_frame_room(72 + 15, RTSCTS_DATA, true), 0u);
+  EXPECT_EQ(rtscts_frame_room(UINT32_MAX, RTSCTS_DATA, true), 65535u - 72 - 16);
+  for (uint32_t mtu = 0; mtu < 70000; mtu++)
+    for (uint8_t t : {RTSCTS_MSG, RTSCTS_DATA}) {
+      uint32_t room = rtscts_frame_room(mtu, t, true);
+      EXPECT_LE(room + (room ? rtscts_hdr_len(t) + 16u : 0u),
+                std::min<uint32_t>(mtu, RTSCTS_MAX_FRAME))
+          << mtu << " " << int(t);
+    }
 }
 
 TEST(FrameLayout, MsgRtsCtsDataAreTheReliableTypes) {
@@ -162,7 +186,7 @@ TEST(FrameLayout, CommonFieldsAreLittleEndianAtTheDocumentedOffsets) {
   EXPECT_EQ(Le16(b, 2), RTSCTS_F_ACK_REQ | RTSCTS_F_SYN);
   EXPECT_EQ(Le16(b, 4), 172);
   EXPECT_EQ(Le16(b, 6), 172);
-  EXPECT_EQ(Le32(b, 8), rtscts::Crc32c([&] {
+  EXPECT_EQ(Le32(b, 8), ptl::tool::Crc32c([&] {
               Bytes z = b;
               std::fill_n(z.begin() + 8, 4, 0);
               return z;
@@ -206,6 +230,13 @@ TEST(FrameLayout, TypeHeadersAtTheDocumentedOffsets) {
   EXPECT_EQ(Le32(reset, 56), 0x99999999u);
   EXPECT_EQ(Le32(reset, 60), 0u);
   EXPECT_EQ(Frame(RTSCTS_ACK).size(), 56u);
+
+  for (uint8_t t : {RTSCTS_CHALLENGE, RTSCTS_CHALLENGE_ACK}) {
+    Bytes chal = Frame(t);
+    EXPECT_EQ(chal.size(), 64u) << Name(t);
+    EXPECT_EQ(Le64(chal, 56), 0xaaaabbbbccccddddULL) << "nonce at 56";
+    EXPECT_FALSE(rtscts_type_reliable(t));
+  }
 }
 
 // ---------------------------------------------------------------- round trips
@@ -227,7 +258,7 @@ TEST_P(FrameRoundTrip, EveryFieldSurvives) {
   EXPECT_TRUE(rtscts::CrcOk(b, got));
   if (HasPtlHdr(type)) {
     ptl_hdr h;
-    ASSERT_EQ(ptl_hdr_decode(b.data() + got.hdr_len - RTSCTS_PTL_HDR_LEN, RTSCTS_PTL_HDR_LEN, &h),
+    ASSERT_EQ(ptl_hdr_decode(b.data() + got.hdr_len - PTL_WIRE_HDR_LEN, PTL_WIRE_HDR_LEN, &h),
               PTL_WIRE_OK);
     EXPECT_EQ(h.src.nid, kSrc.nid);
     EXPECT_EQ(h.dst.pid, 200u);
@@ -246,7 +277,7 @@ TEST_P(FrameRoundTrip, EncodingTheDecodedHeaderGivesTheSameBytes) {
   rtscts_frame_encode(&f, again.data());
   Bytes want(b.begin(), b.begin() + f.hdr_len);
   std::fill_n(want.begin() + 8, 4, 0);
-  if (HasPtlHdr(type)) std::fill(want.begin() + (f.hdr_len - RTSCTS_PTL_HDR_LEN), want.end(), 0xa5);
+  if (HasPtlHdr(type)) std::fill(want.begin() + (f.hdr_len - PTL_WIRE_HDR_LEN), want.end(), 0xa5);
   EXPECT_EQ(again, want);
 }
 
@@ -334,13 +365,13 @@ TEST(FrameDecode, EversionAnyOtherVersion) {
 }
 
 TEST(FrameDecode, EtypeUnknownTypes) {
-  for (int t : {0, 7, 8, 0x41, 0xff})
+  for (int t : {0, 9, 0x41, 0xff})
     EXPECT_EQ(Rc(Patched(RTSCTS_MSG, [t](Bytes& b) { b[1] = uint8_t(t); })), RTSCTS_FRAME_ETYPE)
         << t;
 }
 
 TEST(FrameDecode, EflagsUnknownFlagBits) {
-  for (int bit = 2; bit < 16; bit++)
+  for (int bit = 3; bit < 16; bit++)
     for (uint8_t type : kTypes)
       EXPECT_EQ(Rc(Frame(type, [bit](rtscts_frame& f) { f.flags |= uint16_t(1u << bit); })),
                 RTSCTS_FRAME_EFLAGS)
@@ -387,7 +418,8 @@ TEST(FrameDecode, ElengthCsumLenBeyondTheFrame) {
 }
 
 TEST(FrameDecode, ElengthPayloadInTypesThatCarryNone) {
-  for (uint8_t type : {RTSCTS_RTS, RTSCTS_CTS, RTSCTS_ACK, RTSCTS_RESET}) {
+  for (uint8_t type :
+       {RTSCTS_RTS, RTSCTS_CTS, RTSCTS_ACK, RTSCTS_RESET, RTSCTS_CHALLENGE, RTSCTS_CHALLENGE_ACK}) {
     rtscts_frame f = Full(type);
     Bytes b = rtscts::Build(f, HasPtlHdr(type) ? PtlPut() : Bytes{}, Bytes{0x42});
     EXPECT_EQ(Rc(b), RTSCTS_FRAME_ELENGTH) << Name(type);
@@ -429,6 +461,10 @@ TEST(FrameDecode, EfieldFieldsWrongForTheType) {
       {"ACK on a stream", RTSCTS_ACK, [](rtscts_frame& f) { f.stream = 5; }},
       {"RESET on a stream", RTSCTS_RESET, [](rtscts_frame& f) { f.stream = 5; }},
       {"RESET of stream 0", RTSCTS_RESET, [](rtscts_frame& f) { f.reset_stream = 0; }},
+      {"CHALLENGE without a nonce", RTSCTS_CHALLENGE, [](rtscts_frame& f) { f.nonce = 0; }},
+      {"CHALLENGE_ACK without a nonce", RTSCTS_CHALLENGE_ACK, [](rtscts_frame& f) { f.nonce = 0; }},
+      {"CHALLENGE on a stream", RTSCTS_CHALLENGE, [](rtscts_frame& f) { f.stream = 5; }},
+      {"CHALLENGE_ACK with a seq", RTSCTS_CHALLENGE_ACK, [](rtscts_frame& f) { f.seq = 1; }},
       {"MSG acking without ack_stream", RTSCTS_MSG,
        [](rtscts_frame& f) {
          f.ack_stream = 0;
@@ -505,6 +541,63 @@ TEST(FrameDecode, EdgesThatAreAllowed) {
       << "a 65535-byte frame";
 }
 
+// ---------------------------------------------------------------- tags
+
+Bytes Tagged(uint8_t type) {
+  return Frame(type, [](rtscts_frame& f) { f.flags |= RTSCTS_F_AUTH; });
+}
+
+TEST(FrameAuth, ATaggedFrameDecodesWithItsTagAfterFrameLen) {
+  for (uint8_t type : kTypes) {
+    Bytes b = Tagged(type);
+    rtscts_frame f;
+    ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK) << Name(type);
+    EXPECT_EQ(f.tag_len, RTSCTS_AUTH_TAG_LEN);
+    EXPECT_EQ(size_t(f.frame_len) + RTSCTS_AUTH_TAG_LEN, b.size()) << Name(type);
+    EXPECT_EQ(f.payload_len, PayloadOf(type).size()) << "the tag is not payload";
+    EXPECT_EQ(f.crc, 0u);
+    rtscts_frame plain;
+    ASSERT_EQ(rtscts::Decode(Frame(type), &plain), RTSCTS_FRAME_OK);
+    EXPECT_EQ(plain.tag_len, 0);
+  }
+}
+
+TEST(FrameAuth, ElengthTheTagMustBeOnTheWire) {
+  for (uint8_t type : kTypes) {
+    Bytes b = Tagged(type);
+    for (size_t cut = 1; cut <= RTSCTS_AUTH_TAG_LEN; cut++)
+      EXPECT_EQ(Rc(b, b.size() - cut < RTSCTS_HDR_LEN ? b.size() - cut : rtscts_hdr_len(type),
+                   b.size() - cut),
+                RTSCTS_FRAME_ELENGTH)
+          << Name(type) << " " << cut << " bytes of the tag missing";
+    // Ethernet padding after the tag is not the frame's.
+    Bytes padded = b;
+    padded.resize(b.size() + 40);
+    EXPECT_EQ(Rc(padded), RTSCTS_FRAME_OK) << Name(type);
+  }
+  // frame_len at its largest: the tag's end is computed without wrapping.
+  rtscts_frame big = Full(RTSCTS_MSG);
+  big.flags |= RTSCTS_F_AUTH;
+  Bytes b = rtscts::Build(big, PtlPut(), Bytes(RTSCTS_MAX_FRAME - 160, 1));
+  EXPECT_EQ(Rc(b), RTSCTS_FRAME_OK) << "65535 bytes and a tag";
+  EXPECT_EQ(Rc(b, RTSCTS_MSG_HDR_LEN, RTSCTS_MAX_FRAME), RTSCTS_FRAME_ELENGTH);
+}
+
+TEST(FrameAuth, EreservedChecksumsInATaggedFrame) {
+  for (uint8_t type : kTypes) {
+    Bytes b = Tagged(type);
+    Bytes crc = b;
+    rtscts::Put32(crc, rtscts::off::kCrc, 1);
+    EXPECT_EQ(Rc(crc), RTSCTS_FRAME_ERESERVED) << Name(type);
+  }
+  // A DATA frame with a pcsum and a csum_len short of frame_len.
+  Bytes d = Tagged(RTSCTS_DATA);
+  rtscts::Put16(d, rtscts::off::kCsumLen, RTSCTS_DATA_HDR_LEN);
+  EXPECT_EQ(Rc(d), RTSCTS_FRAME_OK);
+  rtscts::Put16(d, rtscts::off::kReserved, 0x1234);
+  EXPECT_EQ(Rc(d), RTSCTS_FRAME_ERESERVED);
+}
+
 // ---------------------------------------------------------------- checksum
 
 TEST(FrameCrc, CoversCsumLenBytesWithTheCrcFieldAsZero) {
@@ -512,22 +605,23 @@ TEST(FrameCrc, CoversCsumLenBytesWithTheCrcFieldAsZero) {
     Bytes b = Frame(type);
     Bytes zeroed = b;
     std::fill_n(zeroed.begin() + 8, 4, 0);
-    EXPECT_EQ(rtscts_frame_crc(b.data(), uint16_t(b.size()), crc32c), rtscts::Crc32c(zeroed))
+    EXPECT_EQ(rtscts_frame_crc(b.data(), uint16_t(b.size()), ptl::tool::Crc32cUpdate),
+              ptl::tool::Crc32c(zeroed))
         << Name(type);
-    EXPECT_EQ(Le32(b, 8), rtscts::Crc32c(zeroed)) << Name(type) << ": Seal stores it";
+    EXPECT_EQ(Le32(b, 8), ptl::tool::Crc32c(zeroed)) << Name(type) << ": Seal stores it";
     rtscts_frame f;
     ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
-    EXPECT_EQ(f.crc, rtscts::Crc32c(zeroed));
+    EXPECT_EQ(f.crc, ptl::tool::Crc32c(zeroed));
   }
 }
 
 TEST(FrameCrc, TheStoredCrcDoesNotChangeTheChecksum) {
   Bytes b = Frame(RTSCTS_MSG);
-  uint32_t want = rtscts_frame_crc(b.data(), uint16_t(b.size()), crc32c);
+  uint32_t want = rtscts_frame_crc(b.data(), uint16_t(b.size()), ptl::tool::Crc32cUpdate);
   for (uint32_t v : {0u, 1u, 0xdeadbeefu, ~0u}) {
     rtscts_frame_set_crc(b.data(), v);
     EXPECT_EQ(Le32(b, 8), v) << "rtscts_frame_set_crc stores LE at offset 8";
-    EXPECT_EQ(rtscts_frame_crc(b.data(), uint16_t(b.size()), crc32c), want);
+    EXPECT_EQ(rtscts_frame_crc(b.data(), uint16_t(b.size()), ptl::tool::Crc32cUpdate), want);
   }
 }
 
@@ -555,7 +649,7 @@ TEST(FrameCrc, EverySingleBitErrorIsDetected) {
       for (int bit = 0; bit < 8; bit++) {
         Bytes c = b;
         c[i] ^= uint8_t(1 << bit);
-        ASSERT_NE(rtscts_frame_crc(c.data(), uint16_t(c.size()), crc32c), f.crc)
+        ASSERT_NE(rtscts_frame_crc(c.data(), uint16_t(c.size()), ptl::tool::Crc32cUpdate), f.crc)
             << Name(type) << " byte " << i << " bit " << bit;
       }
     }

@@ -2,7 +2,7 @@
 # The demo's guest side: load the module, run Portals programs on one
 # node, then on two nodes (two network namespaces joined by veth) over
 # ptl_rtscts, then ext4 on ptlblk served from the other node and a short
-# fio run against ptlblk and NBD (tools/ptl_perf/run-blkbench), unload.
+# fio run against ptlblk and NBD (tools/testing/bench/run-blkbench), unload.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -134,11 +134,11 @@ rmmod ptl_rtscts
 rmmod ptl
 dmesg | grep -E 'ptl: ' | tail -1
 
-say "fio on ptlblk and on the Linux NBD, same link, same backing file (tools/ptl_perf/run-blkbench)"
+say "fio on ptlblk and on the Linux NBD, same link, same backing file (tools/testing/bench/run-blkbench)"
 echo "    (a short run in this real-time guest: its figures vary from run to run;"
 echo "     make bench measures them in a deterministic guest, Documentation/performance.md)"
-"$top/tools/ptl_perf/run-blkbench" --guest --quick --mtu 65000 /tmp/demo-blkbench.tsv
-"$top/tools/ptl_perf/blkbench-table" --no-goals /tmp/demo-blkbench.tsv
+"$top/tools/testing/bench/run-blkbench" --guest --quick --mtu 65000 /tmp/demo-blkbench.tsv
+"$top/tools/testing/bench/blkbench-table" --no-goals /tmp/demo-blkbench.tsv
 
 echo
 echo "demo finished: two processes exchanged Portals messages on one node and across a link"

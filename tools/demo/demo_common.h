@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What the demo programs share: error checks, opening the interface,
-// building MDs and waiting for events.
+// What the demo programs share: error checks (tools/lib's Die, the role in
+// brackets), opening the interface, building MDs and waiting for events.
 #pragma once
 
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 
 #include <cerrno>
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
+
+#include "ptl_tool/die.h"
 
 namespace demo {
 
@@ -22,9 +22,7 @@ inline const char* g_who = "?";
 
 // Exits with the call's name and its Portals code unless rc is PTL_OK.
 inline void Check(const char* what, int rc) {
-  if (rc == PTL_OK) return;
-  std::fprintf(stderr, "[%s] %s failed: %s\n", g_who, what, PtlErrorStr(rc));
-  std::exit(1);
+  if (rc != PTL_OK) ptl::tool::Die("[%s] %s failed: %s", g_who, what, PtlErrorStr(rc));
 }
 
 // With PTL_PEER_NETNS=/run/netns/NAME the forked partner of a demo runs on
@@ -34,10 +32,8 @@ inline void EnterPeerNode() {
   const char* path = std::getenv("PTL_PEER_NETNS");
   if (!path || !*path) return;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
-    std::fprintf(stderr, "[%s] cannot enter %s: %s\n", g_who, path, std::strerror(errno));
-    std::exit(1);
-  }
+  if (fd < 0 || setns(fd, CLONE_NEWNET) != 0)
+    ptl::tool::Die("[%s] cannot enter %s: %s", g_who, path, std::strerror(errno));
   close(fd);
 }
 

@@ -6,15 +6,14 @@
 #include <portals3.h>
 
 #include <cstdio>
-#include <cstdlib>
+
+#include "ptl_tool/die.h"
 
 namespace {
 
 // Prints a failed call and exits; Portals codes are printed by name.
 void Check(const char* what, int rc) {
-  if (rc == PTL_OK) return;
-  std::fprintf(stderr, "ptl_hello: %s failed: %s\n", what, PtlErrorStr(rc));
-  std::exit(1);
+  if (rc != PTL_OK) ptl::tool::Die("ptl_hello: %s failed: %s", what, PtlErrorStr(rc));
 }
 
 void PrintLimits(const ptl_ni_limits_t& l) {

@@ -122,8 +122,7 @@ class Side {
 
  private:
   [[noreturn]] void Unexpected(const ptl_event_t& ev) {
-    std::fprintf(stderr, "[%s] unexpected event %s\n", g_who, PtlEventKindStr(ev.type));
-    std::exit(1);
+    ptl::tool::Die("[%s] unexpected event %s", g_who, PtlEventKindStr(ev.type));
   }
 
   ptl_handle_ni_t ni_;

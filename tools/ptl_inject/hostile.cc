@@ -133,11 +133,11 @@ void Catalogue::AddHeaderErrors() {
     Add("bad_version", "version-" + std::to_string(v), "version byte not 1",
         Patched(RTSCTS_MSG, [v](Bytes& b) { b[off::kVersion] = uint8_t(v); }),
         RTSCTS_FRAME_EVERSION);
-  for (int t : {0, 7, 0xff})
-    Add("unknown_type", "type-" + std::to_string(t), "type outside MSG..RESET",
+  for (int t : {0, 9, 0xff})
+    Add("unknown_type", "type-" + std::to_string(t), "type outside MSG..CHALLENGE_ACK",
         Patched(RTSCTS_MSG, [t](Bytes& b) { b[off::kType] = uint8_t(t); }), RTSCTS_FRAME_ETYPE);
-  for (uint16_t fl : {0x0004, 0x8000, 0xffff})
-    Add("unknown_flags", "flags-" + std::to_string(fl), "flag bits beyond ACK_REQ|SYN",
+  for (uint16_t fl : {0x0008, 0x8000, 0xffff})
+    Add("unknown_flags", "flags-" + std::to_string(fl), "flag bits beyond ACK_REQ|SYN|AUTH",
         Valid(RTSCTS_MSG, [fl](rtscts_frame& f) { f.flags = fl; }), RTSCTS_FRAME_EFLAGS);
 }
 

@@ -3,25 +3,18 @@
 
 #include <arpa/inet.h>
 
-#include <cerrno>
-#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
+
+#include "ptl_tool/parse.h"
 
 namespace ptl_inject {
 
 namespace {
 
-std::optional<uint64_t> ParseU64(std::string_view s) {
-  if (s.empty() || s[0] == '-' || s[0] == '+' || s[0] == ' ') return std::nullopt;
-  std::string str(s);
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(str.c_str(), &end, 0);
-  if (errno || *end) return std::nullopt;
-  return v;
-}
+using ptl::tool::ParseU64;  // decimal or 0x hex, no sign, overflow refused
+using ptl::tool::SplitList;
 
 template <typename T>
 T Number(std::string_view name, std::string_view v, uint64_t min = 0,
@@ -46,17 +39,6 @@ Mac MacArg(std::string_view name, std::string_view v) {
   return *m;
 }
 
-std::vector<std::string> Split(std::string_view v) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= v.size(); i++)
-    if (i == v.size() || v[i] == ',') {
-      if (i > start) out.emplace_back(v.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
-
 }  // namespace
 
 std::optional<uint32_t> ParseNid(std::string_view s) {
@@ -65,9 +47,7 @@ std::optional<uint32_t> ParseNid(std::string_view s) {
     if (inet_pton(AF_INET, std::string(s).c_str(), &a) != 1) return std::nullopt;
     return ntohl(a.s_addr);
   }
-  auto n = ParseU64(s);
-  if (!n || *n > 0xffffffffULL) return std::nullopt;
-  return uint32_t(*n);
+  return ptl::tool::ParseU32(s);
 }
 
 std::string FormatNid(uint32_t nid) {
@@ -89,6 +69,16 @@ modes:
   gap       from each of --peers N fake nodes (default 64), --frames K DATA
             frames of a new stream (SYN) with sequence 1..K: sequence 0
             never comes, so the receiver can only hold them ahead of the gap
+  partial   from each of --peers N fake nodes (default 1), --msgs K PUTs of
+            --length bytes that carry only --eager of them (or none: --rts),
+            then silence: messages the receiver can only hold open
+  forge     frames that claim to come from another node (--src-nid) in the
+            incarnations --incs N[,N...], one each, from --src-mac
+  record    the transport's frames this host sends on --iface, for
+            --wait-ms (default 2000) or until --count of them, into
+            --file (pcap), as an eavesdropper on the segment sees them
+  replay    every frame of --file sent again on --iface, as it was (but
+            from --src-mac if given)
   list      print the hostile catalogue without sending anything
 
 link options (hostile, flood, peers, gap):
@@ -110,7 +100,9 @@ hostile, flood and list:
   --kind K[,K...]         hostile: only these kinds (see `list`)
   --count N               flood: frames to send (required)
   --what W                flood: random (default), catalogue, msg (valid MSGs on one
-                          stream), syn (a valid SYN MSG from a new nid each, --first-nid)
+                          stream), msg-tagged (the same with the AUTH flag and a tag
+                          made without the key), syn (a valid SYN MSG from a new nid
+                          each, --first-nid)
 
 peers:
   --target NID:PID        the receiving node and Portals pid (required)
@@ -123,10 +115,26 @@ peers:
   --no-listen             send only
   --own-mac               send from the interface's MAC, not 02:50:<nid>
 
+forge (also --dst-nid, --src-nid, --src-mac, --dst-inc):
+  --incs N[,N...]         the incarnations claimed, one frame each (required)
+  --type ack|challenge-ack  what is forged (default ack: 56 bytes, no ack fields)
+
 gap (also --dst-nid, --peers, --first-nid, --seed, --own-mac):
   --frames K              frames per node (default 64)
   --size BYTES            bytes of each frame, headers included (default: the
                           interface's MTU, at most 65535)
+
+partial (also --target, --peers, --first-nid, --portal, --match-bits,
+         --src-pid, --seed, --own-mac):
+  --msgs K                messages per node, frames 0..K-1 of its stream (default 100)
+  --length BYTES          bytes each PUT announces (default 1048576)
+  --eager BYTES           bytes of it the MSG carries (default 1; less than --length)
+  --rts                   announce each with an RTS frame (no payload) instead
+
+record, replay:
+  --file PATH             the recording (pcap: tcpdump -r reads it; required)
+  --wait-ms MS, --count N record: for how long, or how many frames (at most)
+  --src-mac MAC           replay: the frames' source address instead
 
 global: -j, --json (one JSON object on stdout), -v, --verbose, -h, --help
 exit status: 0 sent everything, 1 a send failed, 2 usage
@@ -147,9 +155,13 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
     else
       break;
   }
-  if (i == args.size()) throw UsageError("no mode given (hostile, flood, peers, gap, list)");
+  if (i == args.size())
+    throw UsageError(
+        "no mode given (hostile, flood, peers, gap, partial, forge, record, replay, list)");
   const std::map<std::string, Mode> modes = {{"hostile", Mode::kHostile}, {"flood", Mode::kFlood},
                                              {"peers", Mode::kPeers},     {"gap", Mode::kGap},
+                                             {"partial", Mode::kPartial}, {"forge", Mode::kForge},
+                                             {"record", Mode::kRecord},   {"replay", Mode::kReplay},
                                              {"list", Mode::kList},       {"help", Mode::kHelp}};
   auto m = modes.find(args[i]);
   if (m == modes.end()) throw UsageError("unknown mode '" + args[i] + "'");
@@ -160,6 +172,7 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
   using Handler = std::function<void(std::string_view)>;
   const std::map<std::string, Handler> valued = {
       {"iface", [&](std::string_view v) { o.iface = v; }},
+      {"file", [&](std::string_view v) { o.file = v; }},
       {"dst-mac", [&](std::string_view v) { o.dst_mac = MacArg("dst-mac", v); }},
       {"src-mac", [&](std::string_view v) { o.src_mac = MacArg("src-mac", v); }},
       {"ethertype",
@@ -186,7 +199,7 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
       {"seed",
        [&](std::string_view v) { o.hostile.seed = o.peers.seed = Number<uint64_t>("seed", v); }},
       {"repeat", [&](std::string_view v) { o.repeat = Number<uint32_t>("repeat", v, 1); }},
-      {"kind", [&](std::string_view v) { o.kinds = Split(v); }},
+      {"kind", [&](std::string_view v) { o.kinds = SplitList(v); }},
       {"count",
        [&](std::string_view v) {
          o.count = Number<uint64_t>("count", v, 1);
@@ -197,9 +210,10 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
          const std::map<std::string_view, FloodWhat> w = {{"random", FloodWhat::kRandom},
                                                           {"catalogue", FloodWhat::kCatalogue},
                                                           {"msg", FloodWhat::kMsg},
+                                                          {"msg-tagged", FloodWhat::kMsgTagged},
                                                           {"syn", FloodWhat::kSyn}};
          auto it = w.find(v);
-         if (it == w.end()) throw UsageError("--what: random, catalogue, msg or syn");
+         if (it == w.end()) throw UsageError("--what: random, catalogue, msg, msg-tagged or syn");
          o.flood = it->second;
        }},
       {"target",
@@ -221,6 +235,14 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
        [&](std::string_view v) {
          o.frame_size = Number<uint32_t>("size", v, RTSCTS_DATA_HDR_LEN + 1, RTSCTS_MAX_FRAME);
        }},
+      {"msgs",
+       [&](std::string_view v) { o.partial_msgs = Number<uint32_t>("msgs", v, 1, 1u << 24); }},
+      {"length",
+       [&](std::string_view v) {
+         o.partial_length = Number<uint64_t>("length", v, 1, (uint64_t(1) << 48) - 1);
+       }},
+      {"eager",
+       [&](std::string_view v) { o.partial_eager = Number<uint32_t>("eager", v, 0, 1200); }},
       {"first-nid", [&](std::string_view v) { o.peers.first_nid = Nid("first-nid", v); }},
       {"match-bits",
        [&](std::string_view v) { o.peers.match_bits = Number<uint64_t>("match-bits", v); }},
@@ -230,6 +252,20 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
       {"wait-ms",
        [&](std::string_view v) { o.wait_ms = Number<uint32_t>("wait-ms", v, 0, 3600000); }},
       {"retries", [&](std::string_view v) { o.retries = Number<uint32_t>("retries", v, 0, 100); }},
+      {"incs",
+       [&](std::string_view v) {
+         for (const std::string& n : SplitList(v))
+           o.forge_incs.push_back(Number<uint32_t>("incs", n, 1));
+       }},
+      {"type",
+       [&](std::string_view v) {
+         if (v == "ack")
+           o.forge_type = RTSCTS_ACK;
+         else if (v == "challenge-ack")
+           o.forge_type = RTSCTS_CHALLENGE_ACK;
+         else
+           throw UsageError("--type: ack or challenge-ack");
+       }},
   };
   for (i++; i < args.size(); i++) {
     std::string a = args[i];
@@ -247,6 +283,10 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
     }
     if (a == "--own-mac") {
       o.own_mac = true;
+      continue;
+    }
+    if (a == "--rts") {
+      o.partial_rts = true;
       continue;
     }
     if (a == "-i") a = "--iface";
@@ -267,16 +307,23 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
 
   bool sends = o.mode != Mode::kList;
   if (sends && o.iface.empty()) throw UsageError("-i/--iface is required");
-  if (o.mode == Mode::kPeers) {
-    if (!have_target) throw UsageError("peers: --target NID:PID is required");
+  if (o.mode == Mode::kRecord || o.mode == Mode::kReplay) {
+    if (o.file.empty()) throw UsageError("record, replay: --file PATH is required");
+  } else if (o.mode == Mode::kPeers || o.mode == Mode::kPartial) {
+    if (!have_target) throw UsageError("peers, partial: --target NID:PID is required");
+    if (o.mode == Mode::kPartial && !have_peers) o.peers.count = 1;
     if (uint64_t(o.peers.first_nid) + o.peers.count - 1 > 0xfffffffeULL || !o.peers.first_nid)
-      throw UsageError("peers: the nids must stay within 1..2^32-2");
+      throw UsageError("peers, partial: the nids must stay within 1..2^32-2");
+    if (o.mode == Mode::kPartial && !o.partial_rts && o.partial_eager >= o.partial_length)
+      throw UsageError("partial: --eager must be less than --length (the message stays open)");
   } else {
     if (!have_dst_nid) throw UsageError("--dst-nid is required");
     o.peers.target.nid = o.hostile.dst_nid;  // flood --what syn
     o.peers.target.pid = o.hostile.dst_pid;
   }
   if (o.mode == Mode::kFlood && !have_count) throw UsageError("flood: --count N is required");
+  if (o.mode == Mode::kForge && o.forge_incs.empty())
+    throw UsageError("forge: --incs N[,N...] is required");
   if (o.mode == Mode::kGap) {
     if (!have_peers) o.peers.count = 64;
     if (uint64_t(o.peers.first_nid) + o.peers.count - 1 > 0xfffffffeULL || !o.peers.first_nid)

@@ -21,8 +21,19 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Mode { kHelp, kHostile, kFlood, kPeers, kGap, kList };
-enum class FloodWhat { kRandom, kCatalogue, kMsg, kSyn };
+enum class Mode {
+  kHelp,
+  kHostile,
+  kFlood,
+  kPeers,
+  kGap,
+  kPartial,
+  kForge,
+  kRecord,
+  kReplay,
+  kList
+};
+enum class FloodWhat { kRandom, kCatalogue, kMsg, kSyn, kMsgTagged };
 
 struct Options {
   Mode mode = Mode::kHelp;
@@ -49,6 +60,17 @@ struct Options {
   // gap
   uint32_t gap_frames = 64;  // frames per node, seq 1 .. gap_frames
   uint32_t frame_size = 0;   // bytes of each frame; 0: the interface's MTU
+  // partial
+  uint32_t partial_msgs = 100;        // messages per node, none finished
+  uint64_t partial_length = 1 << 20;  // bytes each PUT announces
+  uint32_t partial_eager = 1;         // bytes a MSG carries of them
+  bool partial_rts = false;           // RTS frames instead of MSG
+  // forge: one frame of `forge_type` from --src-nid per incarnation
+  std::vector<uint32_t> forge_incs;
+  uint8_t forge_type = RTSCTS_ACK;
+  // record (frames this host sends, for --wait-ms or --count of them),
+  // replay (every frame of the file, sent again)
+  std::string file;
 };
 
 // Parses argv[1..].

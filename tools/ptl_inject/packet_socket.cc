@@ -65,8 +65,12 @@ Bytes EthernetFrame(const Mac& dst, const Mac& src, uint16_t ethertype,
   return b;
 }
 
-PacketSocket::PacketSocket(const std::string& ifname, uint16_t ethertype) {
-  fd_ = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ethertype));
+PacketSocket::PacketSocket(const std::string& ifname, uint16_t ethertype, Direction seen)
+    : ethertype_(ethertype) {
+  // The kernel shows the frames a host sends only to sockets of every
+  // protocol (its taps, as tcpdump's): ReceiveSent() picks ours.
+  uint16_t protocol = seen == Direction::kOutgoing ? ETH_P_ALL : ethertype;
+  fd_ = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(protocol));
   if (fd_ < 0) Throw("socket(AF_PACKET, SOCK_RAW) (needs CAP_NET_RAW)");
   try {
     ifreq ifr{};
@@ -84,7 +88,7 @@ PacketSocket::PacketSocket(const std::string& ifname, uint16_t ethertype) {
 
     sockaddr_ll sll{};
     sll.sll_family = AF_PACKET;
-    sll.sll_protocol = htons(ethertype);
+    sll.sll_protocol = htons(protocol);
     sll.sll_ifindex = ifindex_;
     if (bind(fd_, reinterpret_cast<sockaddr*>(&sll), sizeof(sll)) < 0) Throw("bind " + ifname);
     // Room for the replies of a thousand peers arriving at once; the
@@ -94,7 +98,8 @@ PacketSocket::PacketSocket(const std::string& ifname, uint16_t ethertype) {
       (void)setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 #ifdef PACKET_IGNORE_OUTGOING
     int one = 1;  // best effort: Receive() skips them anyway
-    (void)setsockopt(fd_, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
+    if (seen == Direction::kIncoming)
+      (void)setsockopt(fd_, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
 #endif
   } catch (...) {
     close(fd_);
@@ -136,9 +141,9 @@ void PacketSocket::Promiscuous() {
     Throw("PACKET_MR_PROMISC");
 }
 
-std::optional<Received> PacketSocket::Receive(int timeout_ms) {
+std::optional<Bytes> PacketSocket::Next(std::chrono::steady_clock::time_point deadline,
+                                        int* pkttype) {
   using Clock = std::chrono::steady_clock;
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   uint8_t buf[65536 + kEthHeader];
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -153,13 +158,32 @@ std::optional<Received> PacketSocket::Receive(int timeout_ms) {
         recvfrom(fd_, buf, sizeof(buf), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &fromlen);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
     if (n < 0) Throw("recvfrom");
-    if (from.sll_pkttype == PACKET_OUTGOING || size_t(n) < kEthHeader) continue;
+    if (size_t(n) < kEthHeader) continue;
+    *pkttype = from.sll_pkttype;
+    return Bytes(buf, buf + n);
+  }
+}
+
+std::optional<Received> PacketSocket::Receive(int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  int type = 0;
+  while (auto frame = Next(deadline, &type)) {
+    if (type == PACKET_OUTGOING) continue;
     Received rx;
-    std::memcpy(rx.dst.data(), buf, 6);
-    std::memcpy(rx.src.data(), buf + 6, 6);
-    rx.payload.assign(buf + kEthHeader, buf + n);
+    std::memcpy(rx.dst.data(), frame->data(), 6);
+    std::memcpy(rx.src.data(), frame->data() + 6, 6);
+    rx.payload.assign(frame->begin() + kEthHeader, frame->end());
     return rx;
   }
+  return std::nullopt;
+}
+
+std::optional<Bytes> PacketSocket::ReceiveSent(int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  int type = 0;
+  while (auto frame = Next(deadline, &type))
+    if (type == PACKET_OUTGOING && ((*frame)[12] << 8 | (*frame)[13]) == ethertype_) return frame;
+  return std::nullopt;
 }
 
 }  // namespace ptl_inject

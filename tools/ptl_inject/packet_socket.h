@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -33,10 +34,15 @@ struct Received {
   Bytes payload;  // after the Ethernet header
 };
 
+enum class Direction { kIncoming, kOutgoing };
+
 class PacketSocket {
  public:
-  // Opens and binds; throws std::system_error naming what failed.
-  PacketSocket(const std::string& ifname, uint16_t ethertype);
+  // Opens and binds; throws std::system_error naming what failed. The
+  // socket receives the frames of @seen: those arriving at the interface
+  // (the default), or those this host sends through it (for `record`).
+  PacketSocket(const std::string& ifname, uint16_t ethertype,
+               Direction seen = Direction::kIncoming);
   ~PacketSocket();
   PacketSocket(const PacketSocket&) = delete;
   PacketSocket& operator=(const PacketSocket&) = delete;
@@ -59,9 +65,17 @@ class PacketSocket {
   // host sends are skipped); nullopt on timeout.
   std::optional<Received> Receive(int timeout_ms);
 
+  // The next frame of the ethertype this host sends within timeout_ms,
+  // Ethernet header included (Direction::kOutgoing); nullopt on timeout.
+  std::optional<Bytes> ReceiveSent(int timeout_ms);
+
  private:
+  // The next frame within the deadline, whole, with its packet type.
+  std::optional<Bytes> Next(std::chrono::steady_clock::time_point deadline, int* pkttype);
+
   int fd_ = -1;
   int ifindex_ = 0;
+  uint16_t ethertype_ = 0;
   unsigned mtu_ = 0;
   Mac mac_{};
 };

@@ -38,6 +38,18 @@ Bytes GapData(const FakePeer& peer, uint32_t dst_nid, uint32_t seq, size_t paylo
   return rtscts::Build(f, {}, rtscts::Pattern(payload, uint8_t(seq)));
 }
 
+Bytes PartialMsg(const PeersParams& p, const FakePeer& peer, uint32_t index, uint64_t length,
+                 uint32_t eager, bool rts) {
+  rtscts_frame f = rtscts::Header(rts ? RTSCTS_RTS : RTSCTS_MSG, {peer.nid, peer.inc, peer.stream},
+                                  p.target.nid);
+  f.flags = RTSCTS_F_SYN;
+  f.seq = index;
+  f.msg_id = index + 1;
+  ptl_hdr h = rtscts::PutHeader({peer.nid, p.src_pid}, p.target, p.portal, p.match_bits, length);
+  Bytes payload = rts ? Bytes() : rtscts::Pattern(eager, uint8_t(index));
+  return rtscts::Build(f, rtscts::EncodePtl(h), payload);
+}
+
 Reply ClassifyReply(const PeersParams& p, std::span<const uint8_t> frame) {
   rtscts_frame f;
   int rc = rtscts_frame_decode(frame.data(), frame.size(), frame.size(), &f);

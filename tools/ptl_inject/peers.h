@@ -53,6 +53,16 @@ Bytes PeerMsg(const PeersParams& p, const FakePeer& peer);
 // can only buffer it ahead of the gap (the gap mode, ptl_inject.md).
 Bytes GapData(const FakePeer& peer, uint32_t dst_nid, uint32_t seq, size_t payload);
 
+// Message `index` (0-based) of peer `peer` when it opens many and finishes
+// none: frame `index` of its stream (flags SYN, nothing of it acknowledged;
+// msg_id index + 1), a Portals PUT of `length` bytes to p.target on
+// p.portal with p.match_bits, asking for no Portals ACK. As a MSG it carries
+// the first `eager` bytes (pattern; eager < length); as an RTS (`rts`) none.
+// The rest never comes: the receiver can only hold the message open, until
+// it gives up on the silent peer (the partial mode, ptl_inject.md).
+Bytes PartialMsg(const PeersParams& p, const FakePeer& peer, uint32_t index, uint64_t length,
+                 uint32_t eager, bool rts);
+
 enum class ReplyKind {
   kNotForUs,  // not from the target, or to a nid that is not one of ours
   kBadFrame,  // refused by the codec or a checksum that does not match

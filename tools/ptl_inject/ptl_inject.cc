@@ -9,6 +9,11 @@
 //            measure what the receiver keeps per peer, counting the ACKs;
 //   gap      frames of new streams from many fake nodes, sequence 0
 //            missing: what the receiver holds ahead of a gap never filled;
+//   partial  PUTs whose payload never finishes, then silence: messages
+//            the receiver holds open;
+//   forge    frames claiming another node's new incarnation;
+//   record   the frames this host sends, into a pcap file (capture.cc),
+//   replay   ... sent again: what an eavesdropper can replay;
 //   list     the catalogue, without sending.
 //
 // Output: a few lines of text, or one JSON object with -j. See
@@ -26,58 +31,33 @@
 #include <system_error>
 #include <vector>
 
+#include "capture.h"
 #include "hostile.h"
 #include "options.h"
 #include "packet_socket.h"
 #include "peers.h"
+#include "ptl_tool/json.h"
 
 namespace ptl_inject {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string Quote(std::string_view s) {
-  std::string r = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      r += '\\';
-      r += c;
-    } else if (uint8_t(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      r += buf;
-    } else {
-      r += c;
-    }
-  }
-  return r + "\"";
-}
-
-// One JSON object, members in the order added.
-class Json {
- public:
-  Json& Num(std::string_view k, uint64_t v) { return Raw(k, std::to_string(v)); }
-  Json& Real(std::string_view k, double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.3f", v);
-    return Raw(k, buf);
-  }
-  Json& Str(std::string_view k, std::string_view v) { return Raw(k, Quote(v)); }
-  Json& Raw(std::string_view k, std::string_view v) {
-    body_ += (body_.empty() ? "" : ",") + Quote(k) + ":" + std::string(v);
-    return *this;
-  }
-  std::string str() const { return "{" + body_ + "}"; }
-
- private:
-  std::string body_;
-};
+// Every mode's -j report: one object, members in the order added.
+using Json = ptl::tool::JsonObject;
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
 // The socket plus what went through it.
+// --gap-us: the pause after each frame sent, in every mode that sends.
+void PauseBetweenFrames(const Options& o) {
+  if (!o.gap_us) return;
+  timespec ts{time_t(o.gap_us / 1000000), long(o.gap_us % 1000000) * 1000};
+  nanosleep(&ts, nullptr);
+}
+
 class Sender {
  public:
   explicit Sender(const Options& o)
@@ -99,10 +79,7 @@ class Sender {
       frames_++;
       bytes_ += eth.size();
     }
-    if (o_.gap_us) {
-      timespec ts{time_t(o_.gap_us / 1000000), long(o_.gap_us % 1000000) * 1000};
-      nanosleep(&ts, nullptr);
-    }
+    PauseBetweenFrames(o_);
     return !err;
   }
 
@@ -111,10 +88,10 @@ class Sender {
   uint64_t errors() const { return errors_; }
 
   void Report(Json& j) const {
-    j.Str("iface", o_.iface)
-        .Num("frames", frames_)
-        .Num("bytes", bytes_)
-        .Num("send_errors", errors_);
+    j.Add("iface", o_.iface)
+        .Add("frames", frames_)
+        .Add("bytes", bytes_)
+        .Add("send_errors", errors_);
   }
 
  private:
@@ -148,10 +125,10 @@ int List(const Options& o) {
     std::string arr;
     for (const auto& f : cat) {
       Json j;
-      j.Str("name", f.name).Str("kind", f.kind).Num("bytes", f.frame.size());
-      j.Str("codec", ExpectName(f.expect)).Str("flaw", FlawName(f.flaw));
-      if (f.flaw == Flaw::kBadPtlHeader) j.Str("ptl_codec", rtscts::PtlErrName(f.ptl_expect));
-      j.Str("why", f.why);
+      j.Add("name", f.name).Add("kind", f.kind).Add("bytes", f.frame.size());
+      j.Add("codec", ExpectName(f.expect)).Add("flaw", FlawName(f.flaw));
+      if (f.flaw == Flaw::kBadPtlHeader) j.Add("ptl_codec", rtscts::PtlErrName(f.ptl_expect));
+      j.Add("why", f.why);
       arr += (arr.empty() ? "" : ",") + j.str();
     }
     std::printf("{\"frames\":[%s]}\n", arr.c_str());
@@ -189,12 +166,12 @@ int Hostile(const Options& o) {
   double secs = Seconds(t0);
   if (o.json) {
     Json kinds;
-    for (const auto& [k, n] : by_kind) kinds.Num(k, n);
+    for (const auto& [k, n] : by_kind) kinds.Add(k, n);
     Json j;
-    j.Str("mode", "hostile");
+    j.Add("mode", "hostile");
     tx.Report(j);
-    j.Num("refused_by_codec", refused).Num("accepted_but_wrong", accepted);
-    j.Raw("kinds", kinds.str()).Real("seconds", secs);
+    j.Add("refused_by_codec", refused).Add("accepted_but_wrong", accepted);
+    j.AddRaw("kinds", kinds.str()).AddFixed("seconds", secs, 3);
     std::printf("%s\n", j.str().c_str());
   } else {
     std::printf("hostile: sent %llu frames (%llu bytes) to %s on %s in %.3f s, %llu send errors\n",
@@ -228,12 +205,15 @@ int Flood(const Options& o) {
       case FloodWhat::kCatalogue:
         tx.Send(cat[i % cat.size()].frame);
         break;
-      case FloodWhat::kMsg: {
+      case FloodWhat::kMsg:
+      case FloodWhat::kMsgTagged: {
         rtscts_frame f = rtscts::Header(RTSCTS_MSG, src, o.hostile.dst_nid);
         f.dst_inc = o.hostile.dst_inc;
         f.seq = uint32_t(i);
         f.msg_id = uint32_t(i + 1);
         if (i == 0) f.flags = RTSCTS_F_SYN;
+        // A forgery of an authenticated frame: Build() adds a made-up tag.
+        if (o.flood == FloodWhat::kMsgTagged) f.flags |= RTSCTS_F_AUTH;
         tx.Send(rtscts::Build(f, ptl, rtscts::Pattern(16, uint8_t(i))));
         break;
       }
@@ -245,12 +225,13 @@ int Flood(const Options& o) {
     }
   }
   double secs = Seconds(t0);
-  const char* what[] = {"random", "catalogue", "msg", "syn"};
+  const char* what[] = {"random", "catalogue", "msg", "syn", "msg-tagged"};
   if (o.json) {
     Json j;
-    j.Str("mode", "flood").Str("what", what[int(o.flood)]);
+    j.Add("mode", "flood").Add("what", what[int(o.flood)]);
     tx.Report(j);
-    j.Real("seconds", secs).Real("frames_per_second", secs > 0 ? double(tx.frames()) / secs : 0);
+    j.AddFixed("seconds", secs, 3)
+        .AddFixed("frames_per_second", secs > 0 ? double(tx.frames()) / secs : 0, 3);
     std::printf("%s\n", j.str().c_str());
   } else {
     std::printf(
@@ -338,13 +319,13 @@ int Peers(const Options& o) {
   double secs = Seconds(t0);
   if (o.json) {
     Json j;
-    j.Str("mode", "peers");
+    j.Add("mode", "peers");
     tx.Report(j);
-    j.Num("peers", p.count).Str("first_nid", FormatNid(p.first_nid));
-    j.Str("target", FormatNid(p.target.nid) + ":" + std::to_string(p.target.pid));
-    j.Num("msgs_sent", sent).Num("rounds", rounds).Str("listened", o.listen ? "yes" : "no");
-    j.Num("acked", tally.n_acked).Num("reset", tally.n_reset).Num("other_frames", tally.other);
-    j.Num("bad_frames", tally.bad).Num("not_for_us", tally.not_ours).Real("seconds", secs);
+    j.Add("peers", p.count).Add("first_nid", FormatNid(p.first_nid));
+    j.Add("target", FormatNid(p.target.nid) + ":" + std::to_string(p.target.pid));
+    j.Add("msgs_sent", sent).Add("rounds", rounds).Add("listened", o.listen ? "yes" : "no");
+    j.Add("acked", tally.n_acked).Add("reset", tally.n_reset).Add("other_frames", tally.other);
+    j.Add("bad_frames", tally.bad).Add("not_for_us", tally.not_ours).AddFixed("seconds", secs, 3);
     std::printf("%s\n", j.str().c_str());
   } else {
     std::printf("peers: %u fake nodes %s..%s sent %llu MSGs to %s:%u in %u round(s), %.3f s\n",
@@ -397,14 +378,15 @@ int Gap(const Options& o) {
       }
       frames++;
       bytes += eth.size();
+      PauseBetweenFrames(o);
     }
   double secs = Seconds(t0);
   if (o.json) {
     Json j;
-    j.Str("mode", "gap").Str("iface", o.iface).Num("frames", frames).Num("bytes", bytes);
-    j.Num("send_errors", errors).Num("sockets", sockets);
-    j.Num("peers", p.count).Str("first_nid", FormatNid(p.first_nid));
-    j.Num("frames_per_peer", o.gap_frames).Num("frame_size", size).Real("seconds", secs);
+    j.Add("mode", "gap").Add("iface", o.iface).Add("frames", frames).Add("bytes", bytes);
+    j.Add("send_errors", errors).Add("sockets", sockets);
+    j.Add("peers", p.count).Add("first_nid", FormatNid(p.first_nid));
+    j.Add("frames_per_peer", o.gap_frames).Add("frame_size", size).AddFixed("seconds", secs, 3);
     std::printf("%s\n", j.str().c_str());
   } else {
     std::printf(
@@ -413,6 +395,144 @@ int Gap(const Options& o) {
         p.count, FormatNid(p.first_nid).c_str(), FormatNid(p.first_nid + p.count - 1).c_str(),
         (unsigned long long)frames, size, o.gap_frames, FormatNid(o.hostile.dst_nid).c_str(), secs,
         (unsigned long long)sockets, (unsigned long long)errors);
+  }
+  return errors ? 1 : 0;
+}
+
+// Each node's messages 0..K-1, round-robin over the nodes (each gets its
+// share before a receiver's caps are reached), every one a PUT announcing
+// --length bytes of which the MSG carries --eager (an RTS: none). Nothing
+// more is sent and nothing is listened for: the nodes fall silent.
+int Partial(const Options& o) {
+  const PeersParams& p = o.peers;
+  Sender tx(o);
+  std::vector<FakePeer> nodes;
+  for (uint32_t i = 0; i < p.count; i++) nodes.push_back(PeerAt(p, i));
+  auto t0 = Clock::now();
+  uint64_t sent = 0;
+  for (uint32_t m = 0; m < o.partial_msgs; m++)
+    for (const FakePeer& peer : nodes)
+      if (tx.Send(PartialMsg(p, peer, m, o.partial_length, o.partial_eager, o.partial_rts),
+                  o.own_mac ? nullptr : &peer.mac))
+        sent++;
+  double secs = Seconds(t0);
+  const char* kind = o.partial_rts ? "RTS" : "MSG";
+  if (o.json) {
+    Json j;
+    j.Add("mode", "partial").Add("frame", kind);
+    tx.Report(j);
+    j.Add("peers", p.count).Add("first_nid", FormatNid(p.first_nid));
+    j.Add("target", FormatNid(p.target.nid) + ":" + std::to_string(p.target.pid));
+    j.Add("msgs_per_peer", o.partial_msgs).Add("msgs_sent", sent);
+    j.Add("length", o.partial_length).Add("eager", o.partial_rts ? 0 : o.partial_eager);
+    j.AddFixed("seconds", secs, 3);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf(
+        "partial: %u fake nodes %s..%s sent %llu %s frames (PUTs of %llu bytes, %u sent) to "
+        "%s:%u in %.3f s, %llu send errors\n",
+        p.count, FormatNid(p.first_nid).c_str(), FormatNid(p.first_nid + p.count - 1).c_str(),
+        (unsigned long long)sent, kind, (unsigned long long)o.partial_length,
+        o.partial_rts ? 0 : o.partial_eager, FormatNid(p.target.nid).c_str(), p.target.pid, secs,
+        (unsigned long long)tx.errors());
+  }
+  return tx.errors() ? 1 : 0;
+}
+
+// Frames that claim to come from --src-nid in each of --incs, from
+// --src-mac (default: the interface's): a third host forging a peer's
+// restart (Documentation/security.md, R4). An ACK without ack fields, or
+// a CHALLENGE_ACK with a guessed nonce.
+int Forge(const Options& o) {
+  PacketSocket sock(o.iface, o.ethertype);
+  Mac src = o.src_mac ? *o.src_mac : sock.mac();
+  uint64_t frames = 0, errors = 0;
+  for (uint32_t inc : o.forge_incs) {
+    rtscts::Node node{o.hostile.src_nid, inc, 0};
+    rtscts_frame f = rtscts::Header(o.forge_type, node, o.hostile.dst_nid);
+    f.ack_stream = f.ack = 0;
+    f.dst_inc = o.hostile.dst_inc;
+    Bytes eth = EthernetFrame(o.dst_mac, src, o.ethertype, rtscts::Build(f));
+    if (int err = sock.Send(eth)) {
+      if (!errors)
+        std::fprintf(stderr, "ptl_inject: send on %s: %s\n", o.iface.c_str(), std::strerror(err));
+      errors++;
+      continue;
+    }
+    frames++;
+  }
+  if (o.json) {
+    Json j;
+    j.Add("mode", "forge").Add("iface", o.iface).Add("type", rtscts::TypeName(o.forge_type));
+    j.Add("src_nid", FormatNid(o.hostile.src_nid)).Add("frames", frames);
+    j.Add("send_errors", errors);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("forge: %llu %s frames from %s (%zu incarnations) to %s, %llu send errors\n",
+                (unsigned long long)frames, std::string(rtscts::TypeName(o.forge_type)).c_str(),
+                FormatNid(o.hostile.src_nid).c_str(), o.forge_incs.size(),
+                FormatNid(o.hostile.dst_nid).c_str(), (unsigned long long)errors);
+  }
+  return errors ? 1 : 0;
+}
+
+// The transport's frames this host sends on --iface (its own, or those of
+// a namespace on the other end of a veth: anything an eavesdropper on the
+// segment sees), for --wait-ms or until --count, into a pcap file.
+int Record(const Options& o) {
+  PacketSocket sock(o.iface, o.ethertype, Direction::kOutgoing);
+  PcapWriter out(o.file);
+  auto t0 = Clock::now();
+  auto deadline = t0 + std::chrono::milliseconds(o.wait_ms);
+  uint64_t frames = 0, bytes = 0;
+  while (!o.count || frames < o.count) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) break;
+    auto frame = sock.ReceiveSent(int(left.count()));
+    if (!frame) break;
+    out.Write(*frame);
+    frames++;
+    bytes += frame->size();
+  }
+  out.Close();
+  if (o.json) {
+    Json j;
+    j.Add("mode", "record").Add("iface", o.iface).Add("file", o.file);
+    j.Add("frames", frames).Add("bytes", bytes).AddFixed("seconds", Seconds(t0), 3);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("record: %llu frames (%llu bytes) sent on %s in %.3f s, into %s\n",
+                (unsigned long long)frames, (unsigned long long)bytes, o.iface.c_str(), Seconds(t0),
+                o.file.c_str());
+  }
+  return 0;
+}
+
+// Every frame of --file sent again on --iface, byte for byte but for the
+// source address with --src-mac (the Ethernet header is not under the tag).
+int Replay(const Options& o) {
+  std::vector<Bytes> frames = ReadPcap(o.file);
+  PacketSocket sock(o.iface, o.ethertype);
+  uint64_t sent = 0, errors = 0;
+  for (Bytes& f : frames) {
+    if (o.src_mac) std::copy(o.src_mac->begin(), o.src_mac->end(), f.begin() + 6);
+    if (int err = sock.Send(f)) {
+      if (!errors)
+        std::fprintf(stderr, "ptl_inject: send on %s: %s\n", o.iface.c_str(), std::strerror(err));
+      errors++;
+      continue;
+    }
+    sent++;
+  }
+  if (o.json) {
+    Json j;
+    j.Add("mode", "replay").Add("iface", o.iface).Add("file", o.file);
+    j.Add("frames", sent).Add("send_errors", errors);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("replay: %llu of %zu frames of %s sent again on %s, %llu send errors\n",
+                (unsigned long long)sent, frames.size(), o.file.c_str(), o.iface.c_str(),
+                (unsigned long long)errors);
   }
   return errors ? 1 : 0;
 }
@@ -439,6 +559,14 @@ int main(int argc, char** argv) {
         return Peers(o);
       case Mode::kGap:
         return Gap(o);
+      case Mode::kPartial:
+        return Partial(o);
+      case Mode::kForge:
+        return Forge(o);
+      case Mode::kRecord:
+        return Record(o);
+      case Mode::kReplay:
+        return Replay(o);
     }
   } catch (const UsageError& e) {
     std::fprintf(stderr, "ptl_inject: %s\n(ptl_inject --help for usage)\n", e.what());

@@ -3,7 +3,7 @@
 // measured the same way as Portals: ping-pong latency and streaming
 // bandwidth between a server and a client on two hosts (in `make bench`: two
 // network namespaces joined by a veth pair in one QEMU -icount guest,
-// tools/ptl_perf/run-netbench).
+// tools/testing/bench/run-netbench).
 //
 //   ptl_netbench server [--port=N]
 //   ptl_netbench client SERVER_IPV4 [options]      (--help for the options)
@@ -58,7 +58,6 @@
 #include <cerrno>
 #include <cinttypes>
 #include <csignal>
-#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -68,21 +67,23 @@
 #include <string>
 #include <vector>
 
+#include "ptl_tool/die.h"
+#include "ptl_tool/parse.h"
+
 namespace {
 
 // ---------------------------------------------------------------- basics
 
-const char* g_who = "ptl_netbench";
+// The role of this process ("ptl_netbench", then "server", "udp", ...): used in
+// its messages, which start "ptl_netbench [ROLE]: ".
+const char* g_who = "";
 
-[[noreturn]] void Die(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  std::fprintf(stderr, "ptl_netbench [%s]: ", g_who);
-  std::vfprintf(stderr, fmt, ap);
-  std::fputc('\n', stderr);
-  va_end(ap);
-  std::exit(1);
+void SetWho(const char* who) {
+  g_who = who;
+  ptl::tool::SetMessagePrefix(std::string("ptl_netbench [") + who + "]: ");
 }
+
+using ptl::tool::Die;
 
 void Sys(bool ok, const char* what) {
   if (!ok) Die("%s: %s", what, std::strerror(errno));
@@ -677,7 +678,7 @@ int TipcSocket() {
 // ---- server
 
 int Serve(uint16_t port) {
-  g_who = "server";
+  SetWho("server");
   int l = socket(AF_INET, SOCK_STREAM, 0);
   Sys(l >= 0, "socket");
   int one = 1;
@@ -712,7 +713,7 @@ int Serve(uint16_t port) {
     alarm(kWatchdogSec);
     if (m.op == kOpen) {
       if (t >= kNumTransports) Die("bad transport %u", m.transport);
-      g_who = kTransportNames[t];
+      SetWho(kTransportNames[t]);
       s.ep.reset();
       s.Buffers(m.size);
       Msg r;
@@ -803,7 +804,7 @@ int Serve(uint16_t port) {
     } else if (m.op == kClose) {
       s.ep.reset();
       ctl.Tell(m);
-      g_who = "server";
+      SetWho("server");
     } else {
       Die("bad control op %u", m.op);
     }
@@ -831,31 +832,6 @@ struct Options {
   bool latency = true, bandwidth = true;
   std::string tsv;
 };
-
-size_t ParseSize(const std::string& s) {
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-  std::string suf = end ? end : "";
-  if (suf == "k" || suf == "K" || suf == "KiB")
-    v *= KiB;
-  else if (suf == "m" || suf == "M" || suf == "MiB")
-    v *= MiB;
-  else if (!suf.empty() || s.empty())
-    Die("bad size '%s'", s.c_str());
-  return v;
-}
-
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t comma = s.find(',', pos);
-    if (comma == std::string::npos) comma = s.size();
-    if (comma > pos) out.push_back(s.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
 
 void Usage() {
   std::printf(
@@ -897,13 +873,13 @@ Options Parse(int argc, char** argv, int first) {
       o.port = static_cast<uint16_t>(std::atoi(v));
     } else if ((v = val("--transports"))) {
       o.transports.clear();
-      for (auto& s : Split(v)) o.transports.push_back(ParseTransport(s));
+      for (auto& s : ptl::tool::SplitList(v)) o.transports.push_back(ParseTransport(s));
     } else if ((v = val("--lat-sizes"))) {
       o.lat_sizes.clear();
-      for (auto& s : Split(v)) o.lat_sizes.push_back(ParseSize(s));
+      for (auto& s : ptl::tool::SplitList(v)) o.lat_sizes.push_back(ptl::tool::ParseSizeOrDie(s));
     } else if ((v = val("--bw-sizes"))) {
       o.bw_sizes.clear();
-      for (auto& s : Split(v)) o.bw_sizes.push_back(ParseSize(s));
+      for (auto& s : ptl::tool::SplitList(v)) o.bw_sizes.push_back(ptl::tool::ParseSizeOrDie(s));
     } else if (a == "--no-max-sizes") {
       o.max_sizes = false;
     } else if ((v = val("--iters"))) {
@@ -911,13 +887,13 @@ Options Parse(int argc, char** argv, int first) {
     } else if ((v = val("--warmup"))) {
       o.warmup = std::atoi(v);
     } else if ((v = val("--bw-bytes"))) {
-      o.bw_bytes = ParseSize(v);
+      o.bw_bytes = ptl::tool::ParseSizeOrDie(v);
     } else if ((v = val("--bw-reps"))) {
       o.bw_reps = std::atoi(v);
     } else if ((v = val("--window"))) {
       o.window = std::atoi(v);
     } else if ((v = val("--ptl-iface"))) {
-      o.ptl_iface = static_cast<uint32_t>(std::strtoul(v, nullptr, 0));
+      o.ptl_iface = ptl::tool::ParseU32OrDie(v, "--ptl-iface");
     } else if ((v = val("--tsv"))) {
       o.tsv = v;
     } else if (a == "--no-latency") {
@@ -970,7 +946,7 @@ class Client {
   Client(const Options& o) : o_(o) {}
 
   int Run() {
-    g_who = "client";
+    SetWho("client");
     if (inet_pton(AF_INET, o_.server.c_str(), &server_) != 1)
       Die("client: '%s' is not an IPv4 address", o_.server.c_str());
     ctl_.fd = ConnectTcp(o_.port, "control");
@@ -1030,7 +1006,7 @@ class Client {
 
   void RunTransport(Transport t) {
     const char* name = kTransportNames[t];
-    g_who = name;
+    SetWho(name);
     std::vector<size_t> skipped;
     std::vector<size_t> lat = o_.latency ? LatSizes(t, &skipped) : std::vector<size_t>{};
     std::vector<size_t> bw = o_.bandwidth && Streams(t) ? o_.bw_sizes : std::vector<size_t>{};
@@ -1245,6 +1221,7 @@ class Client {
 }  // namespace
 
 int main(int argc, char** argv) {
+  SetWho("ptl_netbench");
   signal(SIGPIPE, SIG_IGN);
   std::string role = argc > 1 ? argv[1] : "";
   if (role == "-h" || role == "--help") {

@@ -38,6 +38,8 @@
 #include <string>
 #include <vector>
 
+#include "ptl_tool/die.h"
+
 namespace {
 
 constexpr int kMessages = 10;
@@ -46,10 +48,8 @@ constexpr ptl_pt_index_t kPortal = 7;
 constexpr ptl_match_bits_t kBits = 0xb1a5;
 constexpr int kTimeoutMs = 20000;
 
-[[noreturn]] void Die(const char* what, const char* why) {
-  std::fprintf(stderr, "ptl_bypass: %s: %s\n", what, why);
-  std::exit(1);
-}
+// "ptl_bypass: WHAT: WHY" (main sets the prefix), exit status 1.
+[[noreturn]] void Die(const char* what, const char* why) { ptl::tool::Die("%s: %s", what, why); }
 
 void Ptl(const char* what, int rc) {
   if (rc != PTL_OK) Die(what, PtlErrorStr(rc));
@@ -202,6 +202,7 @@ std::vector<int64_t> ParseIntervals(const char* s) {
 int main(int argc, char** argv) {
   std::vector<int64_t> intervals{0, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000};
   const char* tsv = nullptr;
+  ptl::tool::SetMessagePrefix("ptl_bypass: ");
   for (int i = 1; i < argc; i++) {
     if (!std::strncmp(argv[i], "--intervals=", 12))
       intervals = ParseIntervals(argv[i] + 12);

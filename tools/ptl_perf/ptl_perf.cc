@@ -42,7 +42,6 @@
 #include <cerrno>
 #include <cinttypes>
 #include <csignal>
-#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -53,21 +52,19 @@
 #include <string>
 #include <vector>
 
+#include "ptl_tool/die.h"
+#include "ptl_tool/parse.h"
+
 namespace {
 
 // ---------------------------------------------------------------- basics
 
-const char* g_who = "ptl_perf";
-
-[[noreturn]] void Die(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  std::fprintf(stderr, "ptl_perf [%s]: ", g_who);
-  std::vfprintf(stderr, fmt, ap);
-  std::fputc('\n', stderr);
-  va_end(ap);
-  std::exit(1);
+// Messages start "ptl_perf [ROLE]: " (ROLE "ptl_perf", then "ping" or "pong").
+void SetWho(const char* who) {
+  ptl::tool::SetMessagePrefix(std::string("ptl_perf [") + who + "]: ");
 }
+
+using ptl::tool::Die;
 
 void Sys(bool ok, const char* what) {
   if (!ok) Die("%s: %s", what, std::strerror(errno));
@@ -159,31 +156,6 @@ struct Options {
   bool posted_wildcard = false;
 };
 
-size_t ParseSize(const std::string& s) {
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-  std::string suf = end ? end : "";
-  if (suf == "k" || suf == "K" || suf == "KiB")
-    v *= KiB;
-  else if (suf == "m" || suf == "M" || suf == "MiB")
-    v *= MiB;
-  else if (!suf.empty() || s.empty())
-    Die("bad size '%s'", s.c_str());
-  return v;
-}
-
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t comma = s.find(',', pos);
-    if (comma == std::string::npos) comma = s.size();
-    if (comma > pos) out.push_back(s.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
-
 void Usage() {
   std::printf(
       "usage: ptl_perf [options]\n"
@@ -221,20 +193,20 @@ Options Parse(int argc, char** argv) {
       std::exit(0);
     } else if ((v = val("--lat-sizes"))) {
       o.lat_sizes.clear();
-      for (auto& s : Split(v)) o.lat_sizes.push_back(ParseSize(s));
+      for (auto& s : ptl::tool::SplitList(v)) o.lat_sizes.push_back(ptl::tool::ParseSizeOrDie(s));
     } else if ((v = val("--bw-sizes"))) {
       o.bw_sizes.clear();
-      for (auto& s : Split(v)) o.bw_sizes.push_back(ParseSize(s));
+      for (auto& s : ptl::tool::SplitList(v)) o.bw_sizes.push_back(ptl::tool::ParseSizeOrDie(s));
     } else if ((v = val("--iters"))) {
       o.iters = std::atoi(v);
     } else if ((v = val("--warmup"))) {
       o.warmup = std::atoi(v);
     } else if ((v = val("--bw-bytes"))) {
-      o.bw_bytes = ParseSize(v);
+      o.bw_bytes = ptl::tool::ParseSizeOrDie(v);
     } else if ((v = val("--window"))) {
       o.window = std::atoi(v);
     } else if ((v = val("--transports"))) {
-      o.transports = Split(v);
+      o.transports = ptl::tool::SplitList(v);
     } else if (a == "--ack") {
       o.ack = true;
     } else if (a == "--no-latency") {
@@ -1071,6 +1043,7 @@ void Goals(const Options& o, const Results& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  SetWho("ptl_perf");
   Options o = Parse(argc, argv);
   for (auto& t : o.transports)
     if (t != "portals" && t != "portals-update" && t != "portals-bind" && t != "unix" &&
@@ -1084,14 +1057,14 @@ int main(int argc, char** argv) {
   pid_t child = fork();
   Sys(child >= 0, "fork");
   if (child == 0) {
-    g_who = "pong";
+    SetWho("pong");
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     close(p2c[1]);
     close(c2p[0]);
     RunAll(Pair{false, p2c[0], c2p[1]}, o, fds);
     return 0;
   }
-  g_who = "ping";
+  SetWho("ping");
   close(p2c[0]);
   close(c2p[1]);
   std::printf(

@@ -18,7 +18,7 @@
 //
 // The goal (issue 10): at batch 32, at least 3x the one-ioctl rate and above
 // sendmmsg at batch 32; printed as met/MISSED, not asserted. Run it in a
-// guest under QEMU -icount (tools/ptl_perf/run-bench) for repeatable
+// guest under QEMU -icount (tools/testing/bench/run-bench) for repeatable
 // path-length figures.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -36,6 +36,9 @@
 #include <string>
 #include <vector>
 
+#include "ptl_tool/die.h"
+#include "ptl_tool/parse.h"
+
 namespace {
 
 constexpr int kPt = 5;
@@ -45,10 +48,15 @@ constexpr unsigned kMaxBatch = 128;
 
 unsigned g_count = 20000;
 
+// Messages start "ptl_uring_bench[PID]: ", so the parent's and the child's
+// can be told apart: each calls this once it knows its pid.
+void NameThisProcess() {
+  ptl::tool::SetMessagePrefix("ptl_uring_bench[" + std::to_string(getpid()) + "]: ");
+}
+
+// A Portals code (rc >= 0) or a negative errno, by name and number.
 [[noreturn]] void Die(const char* what, int rc) {
-  std::fprintf(stderr, "ptl_uring_bench[%d]: %s: %s (%d)\n", getpid(), what,
-               rc >= 0 ? PtlErrorStr(rc) : std::strerror(-rc), rc);
-  std::exit(1);
+  ptl::tool::Die("%s: %s (%d)", what, rc >= 0 ? PtlErrorStr(rc) : std::strerror(-rc), rc);
 }
 
 void Ptl(const char* what, int rc) {
@@ -233,7 +241,8 @@ double Measure(const Chan& c, char cmd, void (*send)(const Sender&, unsigned), c
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1) g_count = static_cast<unsigned>(std::strtoul(argv[1], nullptr, 0));
+  NameThisProcess();
+  if (argc > 1) g_count = ptl::tool::ParseU32(argv[1]).value_or(0);
   if (g_count == 0 || g_count > 200000) {
     std::fprintf(stderr, "usage: ptl_uring_bench [COUNT (1..200000, default 20000)]\n");
     return 2;
@@ -258,6 +267,7 @@ int main(int argc, char** argv) {
   pid_t child = fork();
   Sys(child >= 0, "fork");
   if (child == 0) {
+    NameThisProcess();
     close(tx);
     Receiver r;
     r.udp = rx;

@@ -175,7 +175,7 @@ void Client::Fatal(const std::string& why) {
 }
 
 void Client::Setup() {
-  g_who = "client " + std::to_string(o_.id);
+  SetWho("client " + std::to_string(o_.id));
   int max_ifaces;
   Ptl("PtlInit", PtlInit(&max_ifaces));
   Ptl("PtlNIInit", PtlNIInit(PTL_IFACE_LINUX0 + o_.iface, PTL_PID_ANY, nullptr, &limits_, &ni_));
@@ -189,16 +189,17 @@ void Client::Setup() {
   gp_send_ = Buffer(64);
   gp_reply_ = Buffer(64);
   if (!send_ring_.ok() || !reply_ring_.ok() || !gp_send_.ok() || !gp_reply_.ok())
-    Die("cannot allocate two rings of %s", Bytes(ring).c_str());
+    DieWith(kExitUsage, "cannot allocate two rings of %s", Bytes(ring).c_str());
   auto bind = [&](Buffer& b, uint64_t len, uint32_t kind, const char* what) {
     ptl_handle_md_t h;
     int rc =
         PtlMDBind(ni_, MakeMd(b.data(), len, PTL_MD_EVENT_START_DISABLE, eq_, Tag2Ptr(kind, 0)),
                   PTL_RETAIN, &h);
     if (rc == PTL_MD_ILLEGAL)
-      Die("PtlMDBind (%s, %s): PTL_MD_ILLEGAL: cannot pin it; raise RLIMIT_MEMLOCK (ulimit -l) "
-          "or use a smaller --ring",
-          what, Bytes(len).c_str());
+      DieWith(kExitUsage,
+              "PtlMDBind (%s, %s): PTL_MD_ILLEGAL: cannot pin it; raise RLIMIT_MEMLOCK (ulimit -l) "
+              "or use a smaller --ring",
+              what, Bytes(len).c_str());
     Ptl("PtlMDBind", rc);
     return h;
   };
@@ -276,7 +277,7 @@ void Client::Drain() {
   ptl_event_t ev;
   int rc;
   while ((rc = PtlEQGet(eq_, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) Handle(ev, rc);
-  if (rc != PTL_EQ_EMPTY) Die("PtlEQGet: %s", PtlErrorStr(rc));
+  if (rc != PTL_EQ_EMPTY) DieWith(kExitUsage, "PtlEQGet: %s", PtlErrorStr(rc));
   Release();
 }
 
@@ -288,7 +289,7 @@ void Client::WaitOne(int64_t ms) {
   if (rc == PTL_OK || rc == PTL_EQ_DROPPED)
     Handle(ev, rc);
   else if (rc != PTL_EQ_EMPTY)
-    Die("PtlEQPoll: %s", PtlErrorStr(rc));
+    DieWith(kExitUsage, "PtlEQPoll: %s", PtlErrorStr(rc));
   Release();
 }
 

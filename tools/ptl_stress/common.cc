@@ -16,24 +16,14 @@
 
 namespace ptl_stress {
 
-std::string g_who = "ptl_stress";
-
 namespace {
 
 constexpr int kMaxComplaints = 40;
 int g_complaints = 0;
 
-void VPrint(const char* level, const char* fmt, va_list ap) {
-  char msg[1024];
-  std::vsnprintf(msg, sizeof(msg), fmt, ap);
-  // One write per line, so the lines of concurrent processes do not mix.
-  std::string line = "ptl_stress [" + g_who + "]: " + level + msg + "\n";
-  std::fflush(stdout);
-  ssize_t unused = write(STDERR_FILENO, line.data(), line.size());
-  (void)unused;
-}
-
 }  // namespace
+
+void SetWho(const std::string& who) { ptl::tool::SetMessagePrefix("ptl_stress [" + who + "]: "); }
 
 uint64_t Options::RingBytes() const {
   uint64_t max = sizes.empty() ? max_size : *std::max_element(sizes.begin(), sizes.end());
@@ -47,22 +37,14 @@ uint64_t Options::GetBytes() const {
   return (g + 4095) / 4096 * 4096;
 }
 
-void Die(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  VPrint("", fmt, ap);
-  va_end(ap);
-  std::exit(kExitUsage);
-}
-
 void Complain(const char* fmt, ...) {
   if (g_complaints > kMaxComplaints) return;
   va_list ap;
   va_start(ap, fmt);
   if (g_complaints++ == kMaxComplaints) {
-    VPrint("ERROR: ", "(further errors are counted but not shown)", ap);
+    ptl::tool::VMessage("ERROR: ", "(further errors are counted but not shown)", ap);
   } else {
-    VPrint("ERROR: ", fmt, ap);
+    ptl::tool::VMessage("ERROR: ", fmt, ap);
   }
   va_end(ap);
 }
@@ -71,12 +53,12 @@ void Note(bool quiet, const char* fmt, ...) {
   if (quiet) return;
   va_list ap;
   va_start(ap, fmt);
-  VPrint("", fmt, ap);
+  ptl::tool::VMessage("", fmt, ap);
   va_end(ap);
 }
 
 void Ptl(const char* what, int rc) {
-  if (rc != PTL_OK) Die("%s failed: %s", what, PtlErrorStr(rc));
+  if (rc != PTL_OK) DieWith(kExitUsage, "%s failed: %s", what, PtlErrorStr(rc));
 }
 
 int64_t NowNs() {
@@ -173,7 +155,7 @@ void Mailbox::Init(ptl_handle_ni_t ni, ptl_handle_eq_t eq, ptl_process_id_t from
   kind_ = kind;
   for (uint32_t b = 0; b < 2; b++) {
     boxes_[b] = Buffer(kSlots * sizeof(CtrlMsg));
-    if (!boxes_[b].ok()) Die("out of memory for the control mailbox");
+    if (!boxes_[b].ok()) DieWith(kExitUsage, "out of memory for the control mailbox");
     Post(b);
   }
 }

@@ -257,6 +257,7 @@ Options Parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace ptl_stress;
   setvbuf(stdout, nullptr, _IOLBF, 0);
+  SetWho("ptl_stress");
   Options o = Parse(argc, argv);
   if (o.role == "server") return RunServer(o);
   if (o.role == "client") return RunClient(o);

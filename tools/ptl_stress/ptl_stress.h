@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ptl_tool/die.h"
 #include "stress_core.h"
 
 namespace ptl_stress {
@@ -93,10 +94,13 @@ int RunSelftest(const Options& o);
 
 // ------------------------------------------------------------ helpers
 
-// The name this process uses in its messages ("server 7:77", "client 3").
-extern std::string g_who;
+// Names this process in its messages ("server 7:77", "client 3"): each
+// line on stderr starts "ptl_stress [WHO]: ".
+void SetWho(const std::string& who);
 
-[[noreturn]] void Die(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// Fatal errors are tools/lib's; ptl_stress exits kExitUsage with them (the
+// run could not start or go on).
+using ptl::tool::DieWith;
 // An error found while running: always printed (stderr), at most a few
 // dozen per process so a broken transport cannot flood the log.
 void Complain(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

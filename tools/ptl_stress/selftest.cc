@@ -41,10 +41,10 @@ void CloseAll(std::vector<Child>& kids) {
 template <typename Fn>
 Child Spawn(std::vector<Child>& kids, std::string what, bool server, Fn fn) {
   int rep[2];
-  if (pipe(rep)) Die("pipe: %s", std::strerror(errno));
+  if (pipe(rep)) DieWith(kExitUsage, "pipe: %s", std::strerror(errno));
   std::fflush(nullptr);
   pid_t pid = fork();
-  if (pid < 0) Die("fork: %s", std::strerror(errno));
+  if (pid < 0) DieWith(kExitUsage, "fork: %s", std::strerror(errno));
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     close(rep[0]);
@@ -92,7 +92,7 @@ bool ReadReady(int fd, int timeout_ms, ptl_process_id_t* id) {
 }  // namespace
 
 int RunSelftest(const Options& o) {
-  g_who = "selftest";
+  SetWho("selftest");
   // Children print their own text reports unless the parent prints JSON.
   Options base = o;
   if (o.json) {
@@ -105,7 +105,7 @@ int RunSelftest(const Options& o) {
   bool started = true;
   for (uint32_t s = 0; s < o.servers && started; s++) {
     int ready[2];
-    if (pipe(ready)) Die("pipe: %s", std::strerror(errno));
+    if (pipe(ready)) DieWith(kExitUsage, "pipe: %s", std::strerror(errno));
     Options so = base;
     so.role = "server";
     so.pid = o.pid + s;

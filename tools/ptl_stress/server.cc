@@ -125,28 +125,31 @@ void Server::Setup() {
   Ptl("PtlInit", PtlInit(&max_ifaces));
   int rc = PtlNIInit(PTL_IFACE_LINUX0 + o_.iface, o_.pid, nullptr, &limits_, &ni_);
   if (rc == PTL_PID_INVALID)
-    Die("PtlNIInit(pid %u): PTL_PID_INVALID: the pid is taken (another server?) or reserved "
-        "(below 64 needs CAP_NET_ADMIN); choose another with --pid",
-        o_.pid);
+    DieWith(kExitUsage,
+            "PtlNIInit(pid %u): PTL_PID_INVALID: the pid is taken (another server?) or reserved "
+            "(below 64 needs CAP_NET_ADMIN); choose another with --pid",
+            o_.pid);
   Ptl("PtlNIInit", rc);
   Ptl("PtlGetId", PtlGetId(ni_, &self_));
-  g_who = "server " + IdStr(self_);
+  SetWho("server " + IdStr(self_));
 
   // Per client at most a window of PUT_START + PUT_END or GET_END, and a
   // window of credits' SEND_ENDs (flow control bounds them).
   uint64_t events = uint64_t{o_.clients} * (4 * o_.max_window + 32) + 256;
   rc = PtlEQAlloc(ni_, events, PTL_EQ_HANDLER_NONE, &eq_);
   if (rc == PTL_NO_SPACE)
-    Die("PtlEQAlloc(%" PRIu64
-        " events): PTL_NO_SPACE: the ring counts against RLIMIT_MEMLOCK; "
-        "raise it (ulimit -l) or lower --clients or --max-window",
-        events);
+    DieWith(kExitUsage,
+            "PtlEQAlloc(%" PRIu64
+            " events): PTL_NO_SPACE: the ring counts against RLIMIT_MEMLOCK; "
+            "raise it (ulimit -l) or lower --clients or --max-window",
+            events);
   Ptl("PtlEQAlloc", rc);
   gp_bytes_ = std::min<uint64_t>(std::max(limits_.max_getput_md, 0), 64);
 
   // The get buffer: known content, read by every client, never written.
   get_buf_ = Buffer(o_.GetBytes());
-  if (!get_buf_.ok()) Die("cannot allocate the %s get buffer", Bytes(o_.GetBytes()).c_str());
+  if (!get_buf_.ok())
+    DieWith(kExitUsage, "cannot allocate the %s get buffer", Bytes(o_.GetBytes()).c_str());
   get_seed_ = Mix64(o_.seed ^ 0x6765742d62756600ull ^ self_.pid);
   FillPattern(get_buf_.data(), get_buf_.size(), PayloadKey(get_seed_, Stream::kGetBuffer, 0, 0));
   get_crc_ = Crc32c(get_buf_.data(), get_buf_.size());
@@ -161,9 +164,10 @@ void Server::Setup() {
                           Tag2Ptr(kGetBuf, 0)),
                    PTL_RETAIN, &md);
   if (rc == PTL_MD_ILLEGAL)
-    Die("PtlMDAttach (get buffer, %s): PTL_MD_ILLEGAL: cannot pin it; raise RLIMIT_MEMLOCK "
-        "(ulimit -l) or use a smaller --get-bytes",
-        Bytes(get_buf_.size()).c_str());
+    DieWith(kExitUsage,
+            "PtlMDAttach (get buffer, %s): PTL_MD_ILLEGAL: cannot pin it; raise RLIMIT_MEMLOCK "
+            "(ulimit -l) or use a smaller --get-bytes",
+            Bytes(get_buf_.size()).c_str());
   Ptl("PtlMDAttach (get buffer)", rc);
 
   Ptl("PtlMDBind (credits)",
@@ -193,7 +197,7 @@ int Server::Run() {
   while (!stop_ && done_ < o_.clients) {
     int rc;
     while ((rc = PtlEQGet(eq_, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) Handle(ev, rc);
-    if (rc != PTL_EQ_EMPTY) Die("PtlEQGet: %s", PtlErrorStr(rc));
+    if (rc != PTL_EQ_EMPTY) DieWith(kExitUsage, "PtlEQGet: %s", PtlErrorStr(rc));
     // The queue ran empty: release everything verified so far.
     for (auto& p : peers_)
       if (!p->done && p->puts.Accounted() > p->credited) Credit(*p);
@@ -203,7 +207,7 @@ int Server::Run() {
     if (rc == PTL_OK || rc == PTL_EQ_DROPPED)
       Handle(ev, rc);
     else if (rc != PTL_EQ_EMPTY)
-      Die("PtlEQPoll: %s", PtlErrorStr(rc));
+      DieWith(kExitUsage, "PtlEQPoll: %s", PtlErrorStr(rc));
   }
   // Let the last reports leave (their SEND_END and UNLINK events).
   int64_t until = NowNs() + int64_t{2000} * 1000000;
@@ -331,7 +335,7 @@ void Server::SendWelcome(const Peer& p) {
   w.body.welcome.get_seed = get_seed_;
   w.body.welcome.getput_bytes = gp_bytes_;
   int rc = ctrl_.Send(p.addr, w);
-  if (rc != PTL_OK) Die("sending WELCOME to client %u: %s", p.id, PtlErrorStr(rc));
+  if (rc != PTL_OK) DieWith(kExitUsage, "sending WELCOME to client %u: %s", p.id, PtlErrorStr(rc));
 }
 
 void Server::OnHello(const CtrlMsg& m, ptl_process_id_t from) {

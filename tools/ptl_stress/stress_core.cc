@@ -1,42 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// ptl_stress: checksum, payload generator, sizes, sequence tracker, ring
-// allocator, encodings and report formatting (see stress_core.h).
+// ptl_stress: payload generator, sizes, sequence tracker, ring allocator,
+// encodings and report formatting (see stress_core.h).
 #include "stress_core.h"
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
-#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
-#if defined(__x86_64__)
-#include <nmmintrin.h>
-#endif
-
 namespace ptl_stress {
 
-// ------------------------------------------------------------- checksum
+// ------------------------------------------------------ random numbers
 
 namespace {
-
-constexpr uint32_t kCrcPoly = 0x82F63B78;  // reflected Castagnoli
-
-struct CrcTables {
-  uint32_t t[8][256];
-  constexpr CrcTables() : t{} {
-    for (uint32_t i = 0; i < 256; i++) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ kCrcPoly : c >> 1;
-      t[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; i++)
-      for (int s = 1; s < 8; s++) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
-  }
-};
-constexpr CrcTables kCrc;
 
 uint64_t LoadLe64(const uint8_t* p) {
   uint64_t v;
@@ -50,67 +28,9 @@ void StoreLe64(uint8_t* p, uint64_t v) {
   std::memcpy(p, &v, 8);
 }
 
-// State in, state out (not inverted).
-uint32_t CrcSoft(const uint8_t* p, std::size_t n, uint32_t c) {
-  while (n && (reinterpret_cast<uintptr_t>(p) & 7)) {
-    c = (c >> 8) ^ kCrc.t[0][(c ^ *p++) & 0xff];
-    n--;
-  }
-  while (n >= 8) {
-    uint64_t v = LoadLe64(p) ^ c;
-    c = kCrc.t[7][v & 0xff] ^ kCrc.t[6][(v >> 8) & 0xff] ^ kCrc.t[5][(v >> 16) & 0xff] ^
-        kCrc.t[4][(v >> 24) & 0xff] ^ kCrc.t[3][(v >> 32) & 0xff] ^ kCrc.t[2][(v >> 40) & 0xff] ^
-        kCrc.t[1][(v >> 48) & 0xff] ^ kCrc.t[0][v >> 56];
-    p += 8;
-    n -= 8;
-  }
-  while (n--) c = (c >> 8) ^ kCrc.t[0][(c ^ *p++) & 0xff];
-  return c;
-}
-
-#if defined(__x86_64__)
-__attribute__((target("sse4.2"))) uint32_t CrcHard(const uint8_t* p, std::size_t n, uint32_t c) {
-  while (n && (reinterpret_cast<uintptr_t>(p) & 7)) {
-    c = _mm_crc32_u8(c, *p++);
-    n--;
-  }
-  uint64_t c64 = c;
-  while (n >= 8) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    c64 = _mm_crc32_u64(c64, v);
-    p += 8;
-    n -= 8;
-  }
-  c = static_cast<uint32_t>(c64);
-  while (n--) c = _mm_crc32_u8(c, *p++);
-  return c;
-}
-const bool kHaveSse42 = __builtin_cpu_supports("sse4.2");
-#else
-const bool kHaveSse42 = false;
-#endif
+constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 
 }  // namespace
-
-uint32_t Crc32cPortable(const void* data, std::size_t len, uint32_t crc) {
-  return ~CrcSoft(static_cast<const uint8_t*>(data), len, ~crc);
-}
-
-uint32_t Crc32c(const void* data, std::size_t len, uint32_t crc) {
-#if defined(__x86_64__)
-  if (kHaveSse42) return ~CrcHard(static_cast<const uint8_t*>(data), len, ~crc);
-#endif
-  return Crc32cPortable(data, len, crc);
-}
-
-bool Crc32cAccelerated() { return kHaveSse42; }
-
-// ------------------------------------------------------ random numbers
-
-namespace {
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
-}
 
 uint64_t Mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -525,153 +445,13 @@ bool CtrlValid(const CtrlMsg& m) {
 
 // ------------------------------------------------------------ misc
 
-namespace {
-std::optional<uint64_t> ParseUnsigned(std::string_view s) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    base = 16;
-  }
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
-}  // namespace
-
 std::optional<std::pair<uint32_t, uint32_t>> ParseNidPid(std::string_view s) {
   auto colon = s.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
-  auto nid = ParseUnsigned(s.substr(0, colon));
-  auto pid = ParseUnsigned(s.substr(colon + 1));
-  if (!nid || !pid || *nid > 0xffffffffull || *pid > 0xffffffffull) return std::nullopt;
-  return std::make_pair(static_cast<uint32_t>(*nid), static_cast<uint32_t>(*pid));
-}
-
-std::optional<uint64_t> ParseSize(std::string_view s) {
-  uint64_t mult = 1;
-  std::string_view num = s;
-  auto strip = [&](std::string_view suffix) {
-    if (num.size() > suffix.size() && num.substr(num.size() - suffix.size()) == suffix) {
-      num.remove_suffix(suffix.size());
-      return true;
-    }
-    return false;
-  };
-  strip("iB") || strip("B");
-  if (!num.empty()) {
-    switch (std::tolower(static_cast<unsigned char>(num.back()))) {
-      case 'k':
-        mult = uint64_t{1} << 10;
-        break;
-      case 'm':
-        mult = uint64_t{1} << 20;
-        break;
-      case 'g':
-        mult = uint64_t{1} << 30;
-        break;
-      default:
-        break;
-    }
-    if (mult != 1) num.remove_suffix(1);
-  }
-  auto v = ParseUnsigned(num);
-  if (!v || *v > UINT64_MAX / mult) return std::nullopt;
-  return *v * mult;
-}
-
-std::optional<std::vector<uint64_t>> ParseSizeList(std::string_view s) {
-  std::vector<uint64_t> out;
-  while (!s.empty()) {
-    auto comma = s.find(',');
-    auto v = ParseSize(s.substr(0, comma));
-    if (!v) return std::nullopt;
-    out.push_back(*v);
-    if (comma == std::string_view::npos) break;
-    s.remove_prefix(comma + 1);
-  }
-  if (out.empty()) return std::nullopt;
-  return out;
-}
-
-std::string JsonEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
-void JsonObject::Key(std::string_view key) {
-  if (!body_.empty()) body_ += ',';
-  body_ += '"';
-  body_ += JsonEscape(key);
-  body_ += "\":";
-}
-
-JsonObject& JsonObject::Add(std::string_view key, uint64_t v) {
-  Key(key);
-  body_ += std::to_string(v);
-  return *this;
-}
-
-JsonObject& JsonObject::Add(std::string_view key, int64_t v) {
-  Key(key);
-  body_ += std::to_string(v);
-  return *this;
-}
-
-JsonObject& JsonObject::Add(std::string_view key, double v) {
-  Key(key);
-  if (!std::isfinite(v)) {
-    body_ += "null";
-  } else {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "%.6g", v);
-    body_ += buf;
-  }
-  return *this;
-}
-
-JsonObject& JsonObject::Add(std::string_view key, bool v) {
-  Key(key);
-  body_ += v ? "true" : "false";
-  return *this;
-}
-
-JsonObject& JsonObject::Add(std::string_view key, std::string_view v) {
-  Key(key);
-  body_ += '"';
-  body_ += JsonEscape(v);
-  body_ += '"';
-  return *this;
-}
-
-JsonObject& JsonObject::AddRaw(std::string_view key, std::string_view json) {
-  Key(key);
-  body_ += json;
-  return *this;
+  auto nid = ptl::tool::ParseU32(s.substr(0, colon));
+  auto pid = ptl::tool::ParseU32(s.substr(colon + 1));
+  if (!nid || !pid) return std::nullopt;
+  return std::make_pair(*nid, *pid);
 }
 
 std::string ErrorsJson(const Errors& e) {

@@ -17,17 +17,17 @@
 #include <type_traits>
 #include <vector>
 
+#include "ptl_tool/crc32c.h"
+#include "ptl_tool/json.h"
+#include "ptl_tool/parse.h"
+
 namespace ptl_stress {
 
 // ------------------------------------------------------------- checksum
 
-// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as in iSCSI and
-// ext4: Crc32c("123456789") == 0xE3069283. `crc` is the result of the call
-// over the preceding bytes, so a buffer may be checked in pieces. Uses the
-// SSE4.2 instruction when the CPU has it, else slicing-by-8 tables.
-uint32_t Crc32c(const void* data, std::size_t len, uint32_t crc = 0);
-uint32_t Crc32cPortable(const void* data, std::size_t len, uint32_t crc = 0);
-bool Crc32cAccelerated();  // the SSE4.2 path is in use
+// CRC-32C of tools/lib: Crc32c(data, len, crc), where `crc` is the result
+// over the preceding bytes, so a buffer may be checked in pieces.
+using ptl::tool::Crc32c;
 
 // ------------------------------------------------------ random numbers
 
@@ -351,28 +351,12 @@ bool CtrlValid(const CtrlMsg& m);  // magic, version, CRC, known type
 
 // "NID:PID", decimal or 0x hex.
 std::optional<std::pair<uint32_t, uint32_t>> ParseNidPid(std::string_view s);
-// 4096, 64K, 1M, 1G (binary multiples).
-std::optional<uint64_t> ParseSize(std::string_view s);
-std::optional<std::vector<uint64_t>> ParseSizeList(std::string_view s);
+// Sizes (4096, 64K, 1M, 1G: binary multiples) and the JSON of the reports
+// are tools/lib's.
+using ptl::tool::JsonObject;
+using ptl::tool::ParseSize;
+using ptl::tool::ParseSizeList;
 
-// Minimal JSON object writer: Add* in order, then str().
-class JsonObject {
- public:
-  JsonObject& Add(std::string_view key, uint64_t v);
-  JsonObject& Add(std::string_view key, int64_t v);
-  JsonObject& Add(std::string_view key, int v) { return Add(key, static_cast<int64_t>(v)); }
-  JsonObject& Add(std::string_view key, double v);
-  JsonObject& Add(std::string_view key, bool v);
-  JsonObject& Add(std::string_view key, std::string_view v);
-  JsonObject& Add(std::string_view key, const char* v) { return Add(key, std::string_view(v)); }
-  JsonObject& AddRaw(std::string_view key, std::string_view json);
-  std::string str() const { return "{" + body_ + "}"; }
-
- private:
-  void Key(std::string_view key);
-  std::string body_;
-};
-std::string JsonEscape(std::string_view s);
 std::string ErrorsJson(const Errors& e);
 std::string TrafficJson(const Traffic& t);
 // "lost 0, duplicates 0, ..."

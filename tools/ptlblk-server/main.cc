@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "ptl_tool/parse.h"
 #include "server.h"
 
 namespace {
@@ -32,15 +33,12 @@ void Usage(FILE* f) {
       f);
 }
 
+// tools/lib's parsers (no sign, no octal, overflow refused), shaped for
+// the option loop's `ok = ... && range`.
 bool ParseUint(const char* s, uint32_t* out, bool size_suffix = false) {
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s, &end, 0);
-  if (end == s) return false;
-  if (size_suffix && (*end == 'K' || *end == 'k')) v <<= 10, ++end;
-  if (size_suffix && (*end == 'M' || *end == 'm')) v <<= 20, ++end;
-  if (*end != '\0' || v > UINT32_MAX) return false;
-  *out = static_cast<uint32_t>(v);
-  return true;
+  auto v = size_suffix ? ptl::tool::ParseSize32(s) : ptl::tool::ParseU32(s);
+  if (v) *out = *v;
+  return v.has_value();
 }
 
 }  // namespace

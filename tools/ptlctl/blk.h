@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "attrs.h"
-#include "json.h"
+#include "ptl_tool/json.h"
 
 namespace ptlctl {
+
+using ptl::tool::JsonWriter;  // tools/lib
 
 // The commands (what the user gave).
 struct BlkShow {

@@ -111,7 +111,7 @@ Command IfaceCommand(Words& w) {
   c.iface = IfaceValue(w, command, w.Next(command + " needs an interface index"));
   // The transport is chosen when binding; a bound interface keeps it.
   std::vector<std::string_view> keywords = {"nid", "eager", "ethertype"};
-  if (c.bind) keywords.insert(keywords.begin(), {"dev", "transport"});
+  if (c.bind) keywords.insert(keywords.begin(), {"dev", "transport", "key"});
   Keywords(w, command, keywords, [&](std::string_view kw, std::string_view value) {
     if (kw == "dev") {
       if (value.empty() || value.size() >= 16 || value.find('/') != std::string_view::npos)
@@ -119,11 +119,14 @@ Command IfaceCommand(Words& w) {
       c.dev = std::string(value);
     } else if (kw == "nid") {
       c.nid = NidValue(w, command, value);
+    } else if (kw == "key") {
+      if (value.empty()) throw UsageError(w.object(), command + ": empty key file name");
+      c.key_file = std::string(value);
     } else if (kw == "transport") {
       if (value.empty()) throw UsageError(w.object(), command + ": empty transport name");
       c.transport = std::string(value);
     } else if (kw == "eager") {
-      if (!(c.eager = ParseSize(value)))
+      if (!(c.eager = ParseSize32(value)))
         throw UsageError(w.object(),
                          command + ": bad eager size " + Quoted(value) + " (bytes: 4096, 8K, 1M)");
     } else if (kw == "ethertype") {
@@ -282,7 +285,7 @@ Command BlkCommand(Words& w) {
           if (!(c.queue_depth = ParseU32(value)) || *c.queue_depth == 0 || *c.queue_depth > 1024)
             throw bad("1 .. 1024");
         } else if (kw == "max-request") {
-          auto bytes = ParseSize(value);
+          auto bytes = ParseSize32(value);
           if (!bytes || *bytes < 4096 || *bytes % 512) throw bad("bytes: 4K .. 8G, 128K, 1M");
           c.max_sectors = *bytes / 512;
         } else {
@@ -480,13 +483,15 @@ std::string Usage(Object o) {
     case Object::kIface:
       return "Usage: ptlctl iface show [IFACE]\n"
              "       ptlctl iface bind IFACE dev NAME [nid NID] [transport NAME]\n"
-             "                         [eager BYTES] [ethertype 0xNNNN]\n"
+             "                         [eager BYTES] [ethertype 0xNNNN] [key FILE]\n"
              "       ptlctl iface set IFACE [nid NID] [eager BYTES] [ethertype 0xNNNN]\n"
              "       ptlctl iface unbind IFACE\n"
              "where  IFACE := interface index (0 is PtlNIInit's PTL_IFACE_DEFAULT)\n"
              "       NID := { 10.0.0.1 | 167772161 | 0x0a000001 }  (default: the\n"
              "              device's first IPv4 address in host order)\n"
              "       BYTES := payload sent eagerly, larger messages use RTS/CTS (4096, 8K)\n"
+             "       FILE := 32 bytes, raw or as 64 hex digits, that every node on the\n"
+             "              segment shares: every frame is then authenticated (rtscts)\n"
              "       transport defaults to rtscts, ethertype to 0x88b5\n";
     case Object::kPeer:
       return "Usage: ptlctl peer show [iface IFACE]\n"

@@ -51,6 +51,10 @@ struct IfaceSet {
   std::optional<std::string> dev, transport;
   std::optional<uint32_t> nid, eager;
   std::optional<uint16_t> ethertype;
+  // bind: the file of the key that authenticates every frame; Run() reads
+  // it into `key` just before the request and wipes it after.
+  std::optional<std::string> key_file;
+  std::vector<uint8_t> key;
 };
 struct IfaceUnbind {
   uint32_t iface = 0;

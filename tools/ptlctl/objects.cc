@@ -70,6 +70,23 @@ constexpr auto kStatNames = Table<__PTL_STAT_MAX>({
     {PTL_STAT_OOO_BYTES, "ooo_bytes"},
     {PTL_STAT_OOO_DROPPED, "ooo_dropped"},
     {PTL_STAT_OOO_EXPIRED, "ooo_expired"},
+    {PTL_STAT_CONNS_REFUSED, "conns_refused"},
+    {PTL_STAT_CONNS_BAD_NID, "conns_bad_nid"},
+    {PTL_STAT_CLOSE_TIMEOUTS, "close_timeouts"},
+    {PTL_STAT_AUTH_FAILED, "auth_failed"},
+    {PTL_STAT_RX_OPEN, "rx_open"},
+    {PTL_STAT_RX_OPEN_DROPPED, "rx_open_dropped"},
+    {PTL_STAT_PEERS_EVICTED, "peers_evicted"},
+    {PTL_STAT_PEERS_REFUSED, "peers_refused"},
+    {PTL_STAT_PEERS_UNRESOLVED, "peers_unresolved"},
+    {PTL_STAT_PEERS_MAX, "peers_max"},
+    {PTL_STAT_PEERS_USER_MAX, "peers_user_max"},
+    {PTL_STAT_RESOLVE_TRIES, "resolve_tries"},
+    {PTL_STAT_CHALLENGES, "challenges"},
+    {PTL_STAT_PEERS_REMEMBERED, "peers_remembered"},
+    {PTL_STAT_PEERS_RECALLED, "peers_recalled"},
+    {PTL_STAT_PEERS_FORGOTTEN, "peers_forgotten"},
+    {PTL_STAT_NO_DST_INC, "no_dst_inc"},
 });
 
 constexpr auto kAttrNames = Table<__PTL_A_MAX>({
@@ -107,6 +124,8 @@ constexpr auto kAttrNames = Table<__PTL_A_MAX>({
     {PTL_A_FAILED, "failed"},
     {PTL_A_PEER_CREDITS, "peer_credits"},
     {PTL_A_PEER_CREDITS_OWED, "peer_credits_owed"},
+    {PTL_A_AUTH_KEY, "auth_key"},
+    {PTL_A_AUTH, "auth"},
 });
 
 template <std::size_t N>
@@ -141,6 +160,7 @@ Iface DecodeIface(std::span<const uint8_t> attrs) {
       case PTL_A_ETHERTYPE: Set(o.ethertype, a); break;
       case PTL_A_NIS:       Set(o.nis, a); break;
       case PTL_A_PEERS:     Set(o.peers, a); break;
+      case PTL_A_AUTH:      Set(o.auth, a); break;
       case PTL_A_STATS:     Set(o.stats, a); break;
       default:              break;  // newer than this ptlctl
         // clang-format on
@@ -167,6 +187,7 @@ Peer DecodePeer(std::span<const uint8_t> attrs) {
       case PTL_A_PEER_INFLIGHT:    Set(o.inflight, a); break;
       case PTL_A_PEER_QUEUED:      Set(o.queued, a); break;
       case PTL_A_PEER_IDLE_MS:     Set(o.idle_ms, a); break;
+      case PTL_A_UID:              Set(o.uid, a); break;
       case PTL_A_PEER_CREDITS:     Set(o.credits, a); break;
       case PTL_A_PEER_CREDITS_OWED: Set(o.credits_owed, a); break;
       case PTL_A_PEER_STATS:       Set(o.stats, a); break;

@@ -29,6 +29,7 @@ struct Iface {
   std::optional<uint8_t> state;  // enum ptl_iface_state
   std::optional<uint32_t> ifindex;
   std::optional<std::string> ifname, transport;
+  std::optional<std::string> auth;  // the frames' MAC; absent: none
   std::optional<uint32_t> mtu, eager_max;
   std::optional<uint16_t> ethertype;
   std::optional<uint32_t> nis, peers;
@@ -41,6 +42,7 @@ struct Peer {
   std::optional<uint8_t> state;  // enum ptl_peer_state
   std::optional<uint32_t> flags, incarnation;
   std::optional<uint32_t> rtt_us, rttvar_us, rto_us, cwnd, inflight, queued, idle_ms;
+  std::optional<uint32_t> uid;                    // rtscts: charged to it
   std::optional<uint32_t> credits, credits_owed;  // rdma
   std::optional<Counters> stats;
 };

@@ -22,51 +22,7 @@ int HexDigit(char c) {
   return -1;
 }
 
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
-
 }  // namespace
-
-std::optional<uint32_t> ParseU32(std::string_view text) {
-  uint64_t value = 0;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    text.remove_prefix(2);
-    if (text.size() > 8) {
-      // Leading zeros are fine; anything else that long is too big.
-      while (text.size() > 1 && text.front() == '0') text.remove_prefix(1);
-      if (text.size() > 8) return std::nullopt;
-    }
-    for (char c : text) {
-      int d = HexDigit(c);
-      if (d < 0) return std::nullopt;
-      value = value * 16 + d;
-    }
-    return static_cast<uint32_t>(value);
-  }
-  if (!AllDigits(text)) return std::nullopt;
-  for (char c : text) {
-    value = value * 10 + (c - '0');
-    if (value > UINT32_MAX) return std::nullopt;
-  }
-  return static_cast<uint32_t>(value);
-}
-
-std::optional<uint32_t> ParseSize(std::string_view text) {
-  uint64_t scale = 1;
-  if (!text.empty()) {
-    char last = text.back();
-    if (last == 'k' || last == 'K') scale = 1024;
-    if (last == 'm' || last == 'M') scale = 1024 * 1024;
-    if (scale != 1) text.remove_suffix(1);
-  }
-  auto value = ParseU32(text);
-  if (!value || *value * scale > UINT32_MAX) return std::nullopt;
-  return static_cast<uint32_t>(*value * scale);
-}
 
 std::optional<uint32_t> ParseNid(std::string_view text) {
   if (text.find('.') != std::string_view::npos) {
@@ -125,6 +81,19 @@ std::optional<uint16_t> ParseEthertype(std::string_view text) {
   auto value = ParseU32(text);
   if (!value || *value < 0x0600 || *value > 0xffff) return std::nullopt;
   return static_cast<uint16_t>(*value);
+}
+
+std::optional<std::vector<uint8_t>> ParseKey(std::string_view contents, size_t len) {
+  if (contents.size() == len) return std::vector<uint8_t>(contents.begin(), contents.end());
+  size_t end = contents.find_last_not_of(" \t\r\n");
+  if (end == std::string_view::npos || end + 1 != 2 * len) return std::nullopt;
+  std::vector<uint8_t> key(len);
+  for (size_t i = 0; i < len; i++) {
+    int hi = HexDigit(contents[2 * i]), lo = HexDigit(contents[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    key[i] = static_cast<uint8_t>(hi * 16 + lo);
+  }
+  return key;
 }
 
 std::optional<uint32_t> ParsePid(std::string_view text) {

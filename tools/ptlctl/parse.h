@@ -9,14 +9,15 @@
 #include <string_view>
 #include <vector>
 
+#include "ptl_tool/parse.h"
+
 namespace ptlctl {
 
-// A u32 written in decimal or in hex with 0x (no sign, no octal, no
-// blanks). "010" is ten.
-std::optional<uint32_t> ParseU32(std::string_view text);
-
-// A byte count: a u32 with an optional K or M suffix (1024-based).
-std::optional<uint32_t> ParseSize(std::string_view text);
+// Numbers and byte counts are tools/lib's: a u32 in decimal or in hex with
+// 0x (no sign, no octal, no blanks; "010" is ten), and a u32 byte count
+// with an optional K, M or G suffix (1024-based).
+using ptl::tool::ParseSize32;
+using ptl::tool::ParseU32;
 
 // A nid: "10.0.0.1" (dotted quad, read as an IPv4 address in host order,
 // the default nid of a bound interface), "167772161" or "0x0a000001".
@@ -36,6 +37,10 @@ std::string FormatLladdr(const std::vector<uint8_t>& addr);
 // An ethertype: a u16 of at least 0x0600 (smaller values are 802.3
 // lengths, not types).
 std::optional<uint16_t> ParseEthertype(std::string_view text);
+
+// The contents of a key file: exactly `len` bytes, or 2 * `len` hex digits
+// followed by nothing but white space (a newline).
+std::optional<std::vector<uint8_t>> ParseKey(std::string_view contents, size_t len);
 
 // A Portals pid (0 .. PTL_PID_MAX) or a range "FIRST-LAST".
 struct PidRange {

@@ -106,17 +106,36 @@ const std::vector<Group>& Groups() {
         {PTL_STAT_DUPLICATES, "duplicates"},
         {PTL_STAT_OUT_OF_ORDER, "out_of_order"},
         {PTL_STAT_BAD_FRAMES, "bad"},
+        {PTL_STAT_AUTH_FAILED, "auth_failed"},
         {PTL_STAT_STALE_FRAMES, "stale"},
         {PTL_STAT_NO_BUFFER, "no_buffer"}}},
       {"held:",
        {{PTL_STAT_OOO_BYTES, "ooo_bytes"},
         {PTL_STAT_OOO_DROPPED, "ooo_dropped"},
-        {PTL_STAT_OOO_EXPIRED, "ooo_expired"}}},
+        {PTL_STAT_OOO_EXPIRED, "ooo_expired"},
+        {PTL_STAT_RX_OPEN, "rx_open"},
+        {PTL_STAT_RX_OPEN_DROPPED, "rx_open_dropped"}}},
       {"errors:",
        {{PTL_STAT_MSGS_FAILED, "msgs_failed"},
         {PTL_STAT_LATE_RESPONSES, "late_responses"},
         {PTL_STAT_DROPS, "drops"}}},
-      {"peers:", {{PTL_STAT_PEER_RESTARTS, "restarts"}, {PTL_STAT_PEERS_RECLAIMED, "reclaimed"}}},
+      {"peers:",
+       {{PTL_STAT_PEERS_UNRESOLVED, "unresolved"},
+        {PTL_STAT_PEERS_MAX, "max"},
+        {PTL_STAT_PEERS_USER_MAX, "per_uid_max"},
+        {PTL_STAT_PEERS_EVICTED, "evicted"},
+        {PTL_STAT_PEERS_REFUSED, "refused"},
+        {PTL_STAT_PEERS_RECLAIMED, "reclaimed"},
+        {PTL_STAT_PEER_RESTARTS, "restarts"},
+        {PTL_STAT_CHALLENGES, "challenges"},
+        {PTL_STAT_RESOLVE_TRIES, "resolve_tries"},
+        {PTL_STAT_PEERS_REMEMBERED, "remembered"},
+        {PTL_STAT_PEERS_RECALLED, "recalled"},
+        {PTL_STAT_PEERS_FORGOTTEN, "forgotten"},
+        {PTL_STAT_NO_DST_INC, "no_dst_inc"},
+        {PTL_STAT_CONNS_REFUSED, "conns_refused"},
+        {PTL_STAT_CONNS_BAD_NID, "bad_nid"},
+        {PTL_STAT_CLOSE_TIMEOUTS, "close_timeouts"}}},
       {"local:", {{PTL_STAT_INTRA_MSGS, "msgs"}}},
       {"objects:",
        {{PTL_STAT_OPEN_FILES, "open_files"},
@@ -225,6 +244,11 @@ std::string IfaceText(const Iface& o, bool stats) {
   Add(line1, "ethertype", o.ethertype, [](uint16_t t) { return Hex(t, 4); });
   Add(line2, "nis", o.nis);
   Add(line2, "peers", o.peers);
+  // A bound interface says whether its frames are authenticated.
+  if (o.auth)
+    Add(line2, "auth", o.auth, [](const std::string& s) { return Printable(s); });
+  else if (o.transport)
+    line2.append(" unauthenticated");
   std::string out = Block(head, {line1, line2});
   if (stats && o.stats) out += CountersText(*o.stats);
   return out;
@@ -243,6 +267,8 @@ void IfaceJson(JsonWriter& w, const Iface& o, bool stats) {
   JsonIf(w, "ethertype", o.ethertype);
   JsonIf(w, "nis", o.nis);
   JsonIf(w, "peers", o.peers);
+  // Bound: "auth" is the frames' MAC, or "none".
+  if (o.auth || o.transport) w.Field("auth", std::string_view(o.auth ? *o.auth : "none"));
   if (stats && o.stats) CountersJson(w.Key("stats"), *o.stats);
   w.EndObject();
 }
@@ -256,6 +282,7 @@ std::string PeerText(const Peer& o, bool stats) {
   std::string line1, line2;
   Add(line1, "incarnation", o.incarnation, [](uint32_t v) { return Hex(v, 8); });
   Add(line1, "idle", o.idle_ms, "ms");
+  Add(line1, "uid", o.uid);
   Add(line2, "rtt", o.rtt_us, "us");
   Add(line2, "rttvar", o.rttvar_us, "us");
   Add(line2, "rto", o.rto_us, "us");
@@ -290,6 +317,7 @@ void PeerJson(JsonWriter& w, const Peer& o, bool stats) {
   JsonIf(w, "inflight", o.inflight);
   JsonIf(w, "queued", o.queued);
   JsonIf(w, "idle_ms", o.idle_ms);
+  JsonIf(w, "uid", o.uid);
   JsonIf(w, "credits", o.credits);
   JsonIf(w, "credits_owed", o.credits_owed);
   if (stats && o.stats) CountersJson(w.Key("stats"), *o.stats);

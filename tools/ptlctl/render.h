@@ -5,10 +5,12 @@
 
 #include <string>
 
-#include "json.h"
 #include "objects.h"
+#include "ptl_tool/json.h"
 
 namespace ptlctl {
+
+using ptl::tool::JsonWriter;  // tools/lib
 
 // Text blocks, each ending in a newline. `stats` adds the counters.
 std::string IfaceText(const Iface& o, bool stats);

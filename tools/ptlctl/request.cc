@@ -24,6 +24,8 @@ Request Build(const IfaceSet& c) {
   if (c.nid) r.attrs.push_back(U32Attr(PTL_A_NID, *c.nid));
   if (c.eager) r.attrs.push_back(U32Attr(PTL_A_EAGER_MAX, *c.eager));
   if (c.ethertype) r.attrs.push_back(U16Attr(PTL_A_ETHERTYPE, *c.ethertype));
+  if (!c.key.empty())
+    r.attrs.push_back(BinaryAttr(PTL_A_AUTH_KEY, std::span<const uint8_t>(c.key)));
   return r;
 }
 

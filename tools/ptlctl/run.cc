@@ -3,11 +3,14 @@
 #include "run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/portals_netlink.h>
 #include <linux/ptlblk.h>
 #include <linux/ptlblk_netlink.h>
 #include <net/if.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -38,10 +41,13 @@ std::string AttrLabel(uint32_t type) {
   return name.starts_with("attribute ") ? name : "attribute " + name;
 }
 
-// What to do about an error, when something useful can be said.
-std::string Hint(const Command& command, int error) {
+// What to do about an error, when something useful can be said. A guess at
+// the cause is made only when the kernel gave none (its extack message).
+std::string Hint(const Command& command, const NetlinkError::Details& d) {
+  const int error = d.error;
+  const bool explained = !d.message.empty();
   return std::visit(
-      [error](const auto& c) -> std::string {
+      [error, explained](const auto& c) -> std::string {
         using T = std::decay_t<decltype(c)>;
         if (error == EOPNOTSUPP)
           return "ptl.ko or its transport does not support this: is it older than ptlctl?";
@@ -58,7 +64,7 @@ std::string Hint(const Command& command, int error) {
                    Index(c.iface) + " unbinds it";
           if (error == EADDRNOTAVAIL)
             return "give the nid (nid 10.0.0.1) or an IPv4 address to the device (ip addr add)";
-          if (error == EINVAL && !c.bind)
+          if (error == EINVAL && !c.bind && !explained)
             return "is interface " + Index(c.iface) + " bound? (ptlctl iface show)";
         } else if constexpr (std::is_same_v<T, IfaceShow>) {
           if (error == ENODEV || error == ENOENT)
@@ -265,12 +271,58 @@ std::string ErrorMessage(const Command& command, const NetlinkError::Details& d)
   if (d.missing_attr)
     out += "ptlctl: the kernel wants " + AttrLabel(*d.missing_attr) +
            ", which ptlctl did not send: is ptl.ko newer than ptlctl?\n";
-  std::string hint = Hint(command, d.error);
+  std::string hint = Hint(command, d);
   if (!hint.empty()) out += "ptlctl: " + hint + "\n";
   return out;
 }
 
+// The key of `iface bind ... key FILE` into set.key; false with a message.
+// A file others may read is refused, as ssh refuses such a private key:
+// whoever reads it can forge any node's frames.
+static bool ReadKey(const CommandLine& cl, IfaceSet& set) {
+  const std::string& path = *set.key_file;
+  auto fail = [&](const std::string& why) {
+    std::fprintf(stderr, "ptlctl: %s: key %s: %s\n", Describe(cl.command).c_str(), path.c_str(),
+                 why.c_str());
+    return false;
+  };
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(std::strerror(errno));
+  struct stat st {};
+  char buf[256];
+  ssize_t n = fstat(fd, &st) == 0 ? read(fd, buf, sizeof(buf)) : -1;
+  int err = errno;
+  close(fd);
+  if (n < 0) return fail(std::strerror(err));
+  std::optional<std::vector<uint8_t>> key;
+  if (!S_ISREG(st.st_mode))
+    key.reset();
+  else
+    key = ParseKey(std::string_view(buf, size_t(n)), PTL_AUTH_KEY_LEN);
+  explicit_bzero(buf, sizeof(buf));
+  if (!S_ISREG(st.st_mode)) return fail("not a regular file");
+  if (st.st_mode & (S_IRWXG | S_IRWXO))
+    return fail("group or others may read it: chmod 600 it (and make a new key)");
+  if (!key)
+    return fail("expected " + std::to_string(PTL_AUTH_KEY_LEN) + " bytes, or " +
+                std::to_string(2 * PTL_AUTH_KEY_LEN) + " hex digits and a newline");
+  set.key = std::move(*key);
+  return true;
+}
+
+static int RunCommand(const CommandLine& cl);
+
 int Run(const CommandLine& cl) {
+  auto* set = std::get_if<IfaceSet>(&cl.command);
+  if (!set || !set->key_file) return RunCommand(cl);
+  CommandLine keyed = cl;
+  IfaceSet& k = std::get<IfaceSet>(keyed.command);
+  int rc = ReadKey(cl, k) ? RunCommand(keyed) : kExitFailed;
+  explicit_bzero(k.key.data(), k.key.size());
+  return rc;
+}
+
+static int RunCommand(const CommandLine& cl) {
   const Command& command = cl.command;
   if (auto* h = std::get_if<Help>(&command)) {
     Print(Usage(h->object));

@@ -26,6 +26,9 @@
 #include <string>
 #include <string_view>
 
+#include "ptl_tool/die.h"
+#include "ptl_tool/parse.h"
+
 namespace {
 
 [[noreturn]] void Usage(const char* why) {
@@ -36,19 +39,10 @@ namespace {
   std::exit(2);
 }
 
-[[noreturn]] void Die(const char* what) {
-  std::fprintf(stderr, "ptlrun: %s: %s\n", what, std::strerror(errno));
-  std::exit(1);
-}
+// "ptlrun: WHAT: errno's text", exit status 1 (main sets the prefix).
+[[noreturn]] void Die(const char* what) { ptl::tool::Die("%s: %s", what, std::strerror(errno)); }
 
-std::optional<uint32_t> ParseU32(const char* text) {
-  if (!text || !*text || *text == '-') return std::nullopt;
-  errno = 0;
-  char* end = nullptr;
-  unsigned long v = std::strtoul(text, &end, 0);
-  if (errno || *end || v > UINT32_MAX) return std::nullopt;
-  return static_cast<uint32_t>(v);
-}
+using ptl::tool::ParseU32;  // decimal or 0x hex, no sign, no octal
 
 bool IsIdList(std::string_view s) {
   if (s.empty()) return false;
@@ -61,6 +55,7 @@ bool IsIdList(std::string_view s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ptl::tool::SetMessagePrefix("ptlrun: ");
   std::optional<uint32_t> jid, rank;
   const char* nidmap = nullptr;
   const char* pidmap = nullptr;

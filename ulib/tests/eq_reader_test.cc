@@ -12,7 +12,7 @@
 
 namespace {
 
-// The writer side, as kmod/core/ptl_eq.c does it.
+// The writer side, as kmod/core/ptl_eq_ring.c does it.
 class RingWriter {
  public:
   explicit RingWriter(uint32_t nslots, ptl_seq_t first = 0)

@@ -8,8 +8,6 @@
 #include <map>
 #include <set>
 
-#include "crc32c.h"
-
 namespace ptl_inject {
 namespace {
 
@@ -72,8 +70,8 @@ TEST(Hostile, AcceptedFramesHaveTheFlawTheyClaim) {
       EXPECT_EQ(f.src_nid, p.src_nid);
     }
     ptl_hdr ph{};
-    int prc = HasPtlHdr(f.type) ? ptl_hdr_decode(h.frame.data() + f.hdr_len - RTSCTS_PTL_HDR_LEN,
-                                                 RTSCTS_PTL_HDR_LEN, &ph)
+    int prc = HasPtlHdr(f.type) ? ptl_hdr_decode(h.frame.data() + f.hdr_len - PTL_WIRE_HDR_LEN,
+                                                 PTL_WIRE_HDR_LEN, &ph)
                                 : PTL_WIRE_OK;
     if (h.flaw == Flaw::kBadPtlHeader)
       EXPECT_EQ(rtscts::PtlErrName(prc), rtscts::PtlErrName(h.ptl_expect));

@@ -35,6 +35,25 @@ TEST(Options, EthernetHeaderIsDstSrcTypeBigEndian) {
   EXPECT_EQ(b, (Bytes{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0x88, 0xB5, 0xaa, 0xbb}));
 }
 
+TEST(Options, ForgeAsTheRestartTestRunsIt) {
+  Options o =
+      Parse({"forge", "-i", "vc", "--dst-nid", "10.0.0.1", "--dst-mac", "02:00:00:00:00:01",
+             "--src-nid", "10.0.0.2", "--src-mac", "02:00:00:00:00:02", "--incs", "5,2147483653"});
+  EXPECT_EQ(o.mode, Mode::kForge);
+  EXPECT_EQ(o.forge_incs, (std::vector<uint32_t>{5, 2147483653u}));
+  EXPECT_EQ(o.forge_type, RTSCTS_ACK);
+  EXPECT_EQ(o.hostile.src_nid, 0x0a000002u);
+  ASSERT_TRUE(o.src_mac);
+  EXPECT_EQ(FormatMac(*o.src_mac), "02:00:00:00:00:02");
+  EXPECT_EQ(Parse({"forge", "-i", "vc", "--dst-nid", "1", "--incs", "7", "--type", "challenge-ack"})
+                .forge_type,
+            RTSCTS_CHALLENGE_ACK);
+  EXPECT_THROW(Parse({"forge", "-i", "vc", "--dst-nid", "1"}), UsageError);
+  EXPECT_THROW(Parse({"forge", "-i", "vc", "--dst-nid", "1", "--incs", "0"}), UsageError);
+  EXPECT_THROW(Parse({"forge", "-i", "vc", "--dst-nid", "1", "--incs", "1", "--type", "msg"}),
+               UsageError);
+}
+
 TEST(Options, PeersAsTheMemoryTestRunsIt) {
   Options o = Parse({"-j", "peers", "-i", "veth-a", "--peers", "1000", "--first-nid", "0x0a000100",
                      "--target", "10.0.0.2:77", "--portal=4", "--payload", "64"});
@@ -82,6 +101,43 @@ TEST(Options, GapDefaultsTo64NodesOfMtuSizedFrames) {
   EXPECT_THROW(Parse({"gap", "-i", "va"}), UsageError);
   EXPECT_THROW(Parse({"gap", "-i", "va", "--dst-nid", "1", "--size", "72"}), UsageError);
   EXPECT_THROW(Parse({"gap", "-i", "va", "--dst-nid", "1", "--size", "65536"}), UsageError);
+}
+
+TEST(Options, PartialDefaultsToOneNodeOfOneByteOfAMebibyte) {
+  Options o = Parse({"partial", "-i", "va", "--target", "10.0.0.2:99", "--msgs", "200"});
+  EXPECT_EQ(o.mode, Mode::kPartial);
+  EXPECT_EQ(o.peers.target.nid, 0x0a000002u);
+  EXPECT_EQ(o.peers.target.pid, 99u);
+  EXPECT_EQ(o.peers.count, 1u);
+  EXPECT_EQ(o.partial_msgs, 200u);
+  EXPECT_EQ(o.partial_length, uint64_t(1) << 20);
+  EXPECT_EQ(o.partial_eager, 1u);
+  EXPECT_FALSE(o.partial_rts);
+  o = Parse({"partial", "-i", "va", "--target", "1:2", "--peers", "4", "--rts", "--length", "8"});
+  EXPECT_EQ(o.peers.count, 4u);
+  EXPECT_TRUE(o.partial_rts);
+  EXPECT_EQ(o.partial_length, 8u);
+  EXPECT_THROW(Parse({"partial", "-i", "va", "--dst-nid", "1"}), UsageError);
+  EXPECT_THROW(Parse({"partial", "-i", "va", "--target", "1:2", "--length", "1"}), UsageError)
+      << "a message whose MSG carries all of it is not left open";
+}
+
+TEST(Options, RecordAndReplayAsTheReplayTestRunsThem) {
+  Options r = Parse({"record", "-i", "va", "--file", "/tmp/f.pcap", "--wait-ms", "4000"});
+  EXPECT_EQ(r.mode, Mode::kRecord);
+  EXPECT_EQ(r.iface, "va");
+  EXPECT_EQ(r.file, "/tmp/f.pcap");
+  EXPECT_EQ(r.wait_ms, 4000u);
+  EXPECT_EQ(r.count, 0u) << "no frame count: until --wait-ms";
+  EXPECT_EQ(Parse({"record", "-i", "va", "--file=f", "--count", "3"}).count, 3u);
+  Options p = Parse({"replay", "-i", "va", "--file", "f.pcap"});
+  EXPECT_EQ(p.mode, Mode::kReplay);
+  EXPECT_EQ(p.file, "f.pcap");
+  EXPECT_FALSE(p.src_mac);
+  EXPECT_EQ(Parse({"replay", "-i", "va", "--file", "f", "--src-mac", "02:00:00:00:0e:0e"}).src_mac,
+            ParseMac("02:00:00:00:0e:0e"));
+  EXPECT_THROW(Parse({"record", "-i", "va"}), UsageError) << "no file";
+  EXPECT_THROW(Parse({"replay", "--file", "f"}), UsageError) << "no interface";
 }
 
 TEST(Options, ListNeedsNoInterface) {

@@ -43,7 +43,7 @@ TEST(Peers, EachMsgIsAValidSynAckReqFrameCarryingAPut) {
     EXPECT_EQ(f.csum_len, f.frame_len) << "the checksum covers the payload";
 
     ptl_hdr h;
-    ASSERT_EQ(ptl_hdr_decode(b.data() + f.hdr_len - RTSCTS_PTL_HDR_LEN, RTSCTS_PTL_HDR_LEN, &h),
+    ASSERT_EQ(ptl_hdr_decode(b.data() + f.hdr_len - PTL_WIRE_HDR_LEN, PTL_WIRE_HDR_LEN, &h),
               PTL_WIRE_OK);
     EXPECT_EQ(h.type, uint32_t(PTL_MSG_PUT));
     EXPECT_EQ(h.src.nid, f.src_nid);
@@ -79,6 +79,32 @@ TEST(Peers, GapFramesAreValidSynDataFramesAheadOfSequenceZero) {
     EXPECT_EQ(f.payload_len, 1000u);
     EXPECT_EQ(b.size(), size_t(RTSCTS_DATA_HDR_LEN) + 1000);
   }
+}
+
+TEST(Peers, PartialMessagesAreConsecutiveFramesAnnouncingMoreThanTheyCarry) {
+  const PeersParams p = Params();
+  FakePeer peer = PeerAt(p, 3);
+  for (bool rts : {false, true})
+    for (uint32_t i : {0u, 1u, 99u}) {
+      Bytes b = PartialMsg(p, peer, i, 1 << 20, 1, rts);
+      rtscts_frame f;
+      ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+      EXPECT_TRUE(rtscts::CrcOk(b, f));
+      EXPECT_EQ(f.type, rts ? RTSCTS_RTS : RTSCTS_MSG);
+      EXPECT_EQ(f.flags, RTSCTS_F_SYN) << "nothing of the stream is acknowledged";
+      EXPECT_EQ(f.seq, i);
+      EXPECT_EQ(f.msg_id, i + 1);
+      EXPECT_EQ(f.stream, peer.stream);
+      EXPECT_EQ(f.payload_len, rts ? 0u : 1u);
+      ptl_hdr h;
+      ASSERT_EQ(ptl_hdr_decode(b.data() + f.hdr_len - PTL_WIRE_HDR_LEN, PTL_WIRE_HDR_LEN, &h),
+                PTL_WIRE_OK);
+      EXPECT_EQ(h.type, uint32_t(PTL_MSG_PUT));
+      EXPECT_EQ(h.src.nid, peer.nid);
+      EXPECT_EQ(h.dst.pid, 77u);
+      EXPECT_EQ(h.payload_length, uint64_t(1) << 20) << "the rest never comes";
+      EXPECT_EQ(h.md_handle, PTL_HANDLE_NONE);
+    }
 }
 
 TEST(Peers, NodesAreDistinctWithNonzeroIncarnationAndStream) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Unit tests of ptl_stress's pure parts (stress_core.h): the checksum, the
-// payload generator, message sizes, the sequence tracker, the put verifier
+// Unit tests of ptl_stress's pure parts (stress_core.h): the payload
+// generator, message sizes, the sequence tracker, the put verifier
 // (fed duplicated, reordered, missing and corrupted messages), the ring
 // allocator behind the flow control, and the encodings.
 #include "stress_core.h"
@@ -16,63 +16,7 @@
 namespace ptl_stress {
 namespace {
 
-// ------------------------------------------------------------- checksum
-
-TEST(Crc32c, KnownVectors) {
-  // "123456789" is the standard check value; the 32-byte ones are from
-  // RFC 3720 (iSCSI), B.4.
-  EXPECT_EQ(Crc32c("123456789", 9), 0xE3069283u);
-  EXPECT_EQ(Crc32c("", 0), 0u);
-  EXPECT_EQ(Crc32c(nullptr, 0), 0u);
-  EXPECT_EQ(Crc32c("a", 1), 0xC1D04330u);
-  std::vector<uint8_t> zeros(32, 0), ones(32, 0xff), up(32), down(32);
-  for (int i = 0; i < 32; i++) {
-    up[i] = static_cast<uint8_t>(i);
-    down[i] = static_cast<uint8_t>(31 - i);
-  }
-  EXPECT_EQ(Crc32c(zeros.data(), 32), 0x8A9136AAu);
-  EXPECT_EQ(Crc32c(ones.data(), 32), 0x62A8AB43u);
-  EXPECT_EQ(Crc32c(up.data(), 32), 0x46DD794Eu);
-  EXPECT_EQ(Crc32c(down.data(), 32), 0x113FDB5Cu);
-  EXPECT_EQ(Crc32cPortable("123456789", 9), 0xE3069283u);
-  EXPECT_EQ(Crc32cPortable(up.data(), 32), 0x46DD794Eu);
-}
-
-TEST(Crc32c, AcceleratedMatchesPortableAtEveryAlignmentAndLength) {
-  std::vector<uint8_t> buf(4096 + 64);
-  FillPattern(buf.data(), buf.size(), 42);
-  for (std::size_t start = 0; start < 16; start++) {
-    for (std::size_t len : {0, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 255, 1000, 4096}) {
-      ASSERT_EQ(Crc32c(buf.data() + start, len), Crc32cPortable(buf.data() + start, len))
-          << "start " << start << " len " << len;
-    }
-  }
-  if (!Crc32cAccelerated()) GTEST_SKIP() << "no SSE4.2: only the portable path ran";
-}
-
-TEST(Crc32c, ChainsOverPieces) {
-  std::vector<uint8_t> buf(10000);
-  FillPattern(buf.data(), buf.size(), 7);
-  uint32_t whole = Crc32c(buf.data(), buf.size());
-  for (std::size_t cut : {0, 1, 13, 4096, 9999, 10000}) {
-    uint32_t c = Crc32c(buf.data(), cut);
-    EXPECT_EQ(Crc32c(buf.data() + cut, buf.size() - cut, c), whole) << "cut " << cut;
-    EXPECT_EQ(Crc32cPortable(buf.data() + cut, buf.size() - cut, c), whole) << "cut " << cut;
-  }
-}
-
-TEST(Crc32c, EverySingleBitFlipChangesIt) {
-  std::vector<uint8_t> buf(257);
-  FillPattern(buf.data(), buf.size(), 99);
-  uint32_t good = Crc32c(buf.data(), buf.size());
-  for (std::size_t i = 0; i < buf.size(); i++) {
-    for (int bit = 0; bit < 8; bit++) {
-      buf[i] ^= static_cast<uint8_t>(1 << bit);
-      ASSERT_NE(Crc32c(buf.data(), buf.size()), good) << "byte " << i << " bit " << bit;
-      buf[i] ^= static_cast<uint8_t>(1 << bit);
-    }
-  }
-}
+// The checksum (CRC-32C) is tools/lib's, tested in tools/lib/tests.
 
 // ------------------------------------------------------- payloads, rng
 
@@ -627,39 +571,16 @@ TEST(Encoding, ControlMessagesAreSealed) {
   EXPECT_FALSE(CtrlValid(other)) << "unknown type";
 }
 
-TEST(Parse, SizesIdsAndLists) {
-  EXPECT_EQ(ParseSize("0"), 0u);
-  EXPECT_EQ(ParseSize("4096"), 4096u);
-  EXPECT_EQ(ParseSize("64K"), 65536u);
-  EXPECT_EQ(ParseSize("64k"), 65536u);
-  EXPECT_EQ(ParseSize("1M"), 1u << 20);
-  EXPECT_EQ(ParseSize("1MiB"), 1u << 20);
-  EXPECT_EQ(ParseSize("2G"), uint64_t{2} << 30);
-  EXPECT_EQ(ParseSize("0x10"), 16u);
-  EXPECT_FALSE(ParseSize(""));
-  EXPECT_FALSE(ParseSize("K"));
-  EXPECT_FALSE(ParseSize("12x"));
-  EXPECT_FALSE(ParseSize("-1"));
-  EXPECT_FALSE(ParseSize("99999999999999999999"));
+// ParseSize and ParseSizeList are tools/lib's (tools/lib/tests/parse_test.cc).
+TEST(Parse, NidPid) {
   EXPECT_EQ(ParseNidPid("7:77"), std::make_pair(7u, 77u));
   EXPECT_EQ(ParseNidPid("0x0a000001:1024"), std::make_pair(0x0a000001u, 1024u));
   EXPECT_FALSE(ParseNidPid("7"));
   EXPECT_FALSE(ParseNidPid("7:"));
   EXPECT_FALSE(ParseNidPid("4294967296:1"));
-  EXPECT_EQ(ParseSizeList("0,4K,1M"), (std::vector<uint64_t>{0, 4096, 1 << 20}));
-  EXPECT_FALSE(ParseSizeList("1,,2"));
-  EXPECT_FALSE(ParseSizeList(""));
 }
 
-TEST(Json, ObjectsAndEscapes) {
-  std::string s = JsonObject()
-                      .Add("a", uint64_t{1})
-                      .Add("b", "x\"y\\z\n")
-                      .Add("c", true)
-                      .Add("d", 1.5)
-                      .AddRaw("e", "[1,2]")
-                      .str();
-  EXPECT_EQ(s, "{\"a\":1,\"b\":\"x\\\"y\\\\z\\n\",\"c\":true,\"d\":1.5,\"e\":[1,2]}");
+TEST(Json, ErrorCounters) {
   Errors e;
   e.lost = 2;
   e.corruptions = 3;

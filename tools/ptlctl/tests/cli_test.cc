@@ -120,6 +120,17 @@ TEST(CommandLine, IfaceBindTakesEveryKeyword) {
   EXPECT_FALSE(minimal.transport);
 }
 
+// The key is a file, read by Run() (not by the parser), and only when binding.
+TEST(CommandLine, IfaceBindTakesAKeyFile) {
+  auto c = Get<IfaceSet>({"iface", "bind", "0", "dev", "eth0", "key", "/etc/portals/key"});
+  EXPECT_EQ(c.key_file, "/etc/portals/key");
+  EXPECT_TRUE(c.key.empty());
+  EXPECT_EQ(Error({"iface", "bind", "0", "dev", "a", "key", ""}),
+            "iface bind: empty key file name");
+  EXPECT_EQ(Error({"iface", "set", "0", "key", "k"}),
+            "unknown iface set keyword 'key' (one of nid, eager, ethertype, help)");
+}
+
 TEST(CommandLine, IfaceMistakesSayWhatToType) {
   EXPECT_EQ(Error({"iface", "bind", "0"}), "iface bind needs a device: iface bind 0 dev NAME");
   EXPECT_EQ(Error({"iface", "bind"}), "iface bind needs an interface index");

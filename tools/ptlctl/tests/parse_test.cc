@@ -8,27 +8,27 @@
 namespace ptlctl {
 namespace {
 
-TEST(ParseU32, DecimalAndHexWithoutOctalOrSigns) {
-  EXPECT_EQ(ParseU32("0"), 0u);
-  EXPECT_EQ(ParseU32("010"), 10u);  // never octal
-  EXPECT_EQ(ParseU32("4294967295"), 4294967295u);
-  EXPECT_EQ(ParseU32("0x0a000001"), 0x0a000001u);
-  EXPECT_EQ(ParseU32("0XFF"), 255u);
-  EXPECT_EQ(ParseU32("0x00000000ff"), 255u);  // leading zeros are fine
-  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "4294967296", "0x", "0x1g", "0x100000000",
-                          "1e3", "99999999999999999999"})
-    EXPECT_FALSE(ParseU32(bad)) << bad;
+TEST(ParseKey, RawBytesOrHexDigitsAndANewline) {
+  std::string raw(32, '\0');
+  raw[5] = '\n';
+  EXPECT_EQ(ParseKey(raw, 32), std::vector<uint8_t>(raw.begin(), raw.end()));
+  std::string hex(64, 'a');
+  hex[0] = '0';
+  hex[1] = 'F';
+  auto key = ParseKey(hex + "\n", 32);
+  ASSERT_TRUE(key);
+  EXPECT_EQ((*key)[0], 0x0f);
+  EXPECT_EQ((*key)[31], 0xaa);
+  EXPECT_EQ(ParseKey(hex, 32), key);
+  EXPECT_FALSE(ParseKey(hex.substr(2) + "\n", 32)) << "31 bytes";
+  EXPECT_FALSE(ParseKey(std::string(31, 'x'), 32));
+  EXPECT_FALSE(ParseKey(std::string(33, 'x'), 32));
+  EXPECT_FALSE(ParseKey("g" + hex.substr(1), 32));
+  EXPECT_FALSE(ParseKey(hex + "00\n", 32));
+  EXPECT_FALSE(ParseKey("", 32));
 }
 
-TEST(ParseSize, BytesWithKAndMSuffixes) {
-  EXPECT_EQ(ParseSize("4096"), 4096u);
-  EXPECT_EQ(ParseSize("8K"), 8192u);
-  EXPECT_EQ(ParseSize("8k"), 8192u);
-  EXPECT_EQ(ParseSize("1M"), 1048576u);
-  EXPECT_FALSE(ParseSize("4096M"));  // 2^32
-  EXPECT_FALSE(ParseSize("K"));
-  EXPECT_FALSE(ParseSize("1G"));
-}
+// ParseU32 and ParseSize32 are tools/lib's (tools/lib/tests/parse_test.cc).
 
 TEST(ParseNid, DottedQuadDecimalAndHexAreTheSameNid) {
   EXPECT_EQ(ParseNid("10.0.0.1"), 167772161u);

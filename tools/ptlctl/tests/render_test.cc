@@ -78,7 +78,7 @@ TEST(IfaceJson, SnakeCaseKeysStatsOnlyWithDashS) {
   EXPECT_EQ(w.str(),
             R"({"iface":0,"nid":167772161,"state":"up","ifindex":5,"ifname":"veth0",)"
             R"("transport":"rtscts","mtu":1500,"eager_max":4096,"ethertype":34997,"nis":2,)"
-            R"("peers":1})");
+            R"("peers":1,"auth":"none"})");
   JsonWriter s;
   IfaceJson(s, i, true);
   EXPECT_NE(s.str().find(R"("stats":{"tx_frames":12,"tx_bytes":3456,"rx_frames":11,)"
@@ -92,11 +92,11 @@ TEST(IfaceText, OneBlockLikeIpLink) {
   EXPECT_EQ(IfaceText(i, false),
             "iface 0: state up dev veth0 ifindex 5 transport rtscts\n"
             "    nid 10.0.0.1 (167772161) mtu 1500 eager 4096 ethertype 0x88b5\n"
-            "    nis 2 peers 1\n");
+            "    nis 2 peers 1 unauthenticated\n");
   EXPECT_EQ(IfaceText(i, true),
             "iface 0: state up dev veth0 ifindex 5 transport rtscts\n"
             "    nid 10.0.0.1 (167772161) mtu 1500 eager 4096 ethertype 0x88b5\n"
-            "    nis 2 peers 1\n"
+            "    nis 2 peers 1 unauthenticated\n"
             "    TX:      frames  bytes\n"
             "             12      3456\n"
             "    RX:      frames  bytes\n"
@@ -105,6 +105,29 @@ TEST(IfaceText, OneBlockLikeIpLink) {
             "             1\n"
             "    other:   stat_61\n"
             "             9\n");
+}
+
+// Issue 20: a bound interface says whether its frames are authenticated,
+// and the frames a key refused are counted where bad frames are.
+TEST(IfaceText, AnAuthenticatedInterface) {
+  std::vector<uint8_t> reply = IfaceReply();
+  std::vector<uint8_t> more = EncodeAttrs(
+      {StringAttr(PTL_A_AUTH, "hmac(sha256)"),
+       NestAttr(PTL_A_STATS, {U64Attr(PTL_STAT_BAD_FRAMES, 2), U64Attr(PTL_STAT_AUTH_FAILED, 5)})});
+  reply.insert(reply.end(), more.begin(), more.end());
+  Iface i = DecodeIface(reply);
+  EXPECT_EQ(i.auth, "hmac(sha256)");
+  std::string text = IfaceText(i, true);
+  EXPECT_NE(text.find("    nis 2 peers 1 auth hmac(sha256)\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("unauthenticated"), std::string::npos) << text;
+  EXPECT_NE(text.find("    RX:      bad  auth_failed\n"
+                      "             2    5\n"),
+            std::string::npos)
+      << text;
+  JsonWriter w;
+  IfaceJson(w, i, true);
+  EXPECT_NE(w.str().find(R"x("auth":"hmac(sha256)")x"), std::string::npos) << w.str();
+  EXPECT_NE(w.str().find(R"("auth_failed":5)"), std::string::npos) << w.str();
 }
 
 TEST(IfaceText, AnUnboundInterface) {
@@ -306,6 +329,16 @@ TEST(ErrorMessage, CapNetAdminExtendedAckAndHints) {
   EXPECT_EQ(ErrorMessage(C({"peer", "del", "10.0.0.9"}), {ENOENT, "", {}, {}}),
             "ptlctl: peer del 10.0.0.9 iface 0: No such file or directory\n"
             "ptlctl: ptlctl peer show iface 0 lists the peers\n");
+}
+
+// The kernel's own reason is not followed by a guess at another one.
+TEST(ErrorMessage, NoGuessWhenTheKernelExplained) {
+  const Command set = C({"iface", "set", "0", "eager", "2000000"});
+  EXPECT_EQ(ErrorMessage(set, {EINVAL, "eager is at most 1048576 bytes (1M)", {}, {}}),
+            "ptlctl: iface set 0: eager is at most 1048576 bytes (1M) (Invalid argument)\n");
+  EXPECT_EQ(ErrorMessage(set, {EINVAL, "", {}, {}}),
+            "ptlctl: iface set 0: Invalid argument\n"
+            "ptlctl: is interface 0 bound? (ptlctl iface show)\n");
 }
 
 }  // namespace

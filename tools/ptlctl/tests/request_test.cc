@@ -36,6 +36,17 @@ TEST(Request, IfaceBindSendsTheDeviceByNameAndOnlyWhatWasGiven) {
             (std::vector<Attr>{U32Attr(PTL_A_IFACE, 0), U32Attr(PTL_A_EAGER_MAX, 1024)}));
 }
 
+TEST(Request, IfaceBindSendsTheKeyItWasGiven) {
+  IfaceSet c;
+  c.bind = true;
+  c.dev = "eth0";
+  c.key_file = "k";
+  c.key.assign(PTL_AUTH_KEY_LEN, 0x42);
+  Request r = BuildRequest(Command(c));
+  EXPECT_EQ(r.attrs, (std::vector<Attr>{U32Attr(PTL_A_IFACE, 0), StringAttr(PTL_A_IFNAME, "eth0"),
+                                        BinaryAttr(PTL_A_AUTH_KEY, c.key)}));
+}
+
 TEST(Request, IfaceUnbind) {
   Request r = R({"iface", "unbind", "3"});
   EXPECT_EQ(r.cmd, PTL_CMD_DEL_IFACE);

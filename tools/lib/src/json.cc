@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The JSON writer (see json.h).
-#include "json.h"
+#include "ptl_tool/json.h"
 
+#include <cmath>
 #include <cstdio>
 
-namespace ptlctl {
+namespace ptl::tool {
 
 namespace {
 
@@ -39,48 +40,62 @@ std::size_t Utf8Length(std::string_view s, std::size_t i) {
   return n;
 }
 
+// One ASCII character, escaped as JSON requires (and DEL too, so that the
+// output stays printable).
+void AppendAscii(std::string& out, unsigned char c) {
+  switch (c) {
+    case '"':
+      out += "\\\"";
+      return;
+    case '\\':
+      out += "\\\\";
+      return;
+    case '\n':
+      out += "\\n";
+      return;
+    case '\t':
+      out += "\\t";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    default:
+      break;
+  }
+  if (c < 0x20 || c == 0x7f) {
+    char buf[8];
+    std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+    out += buf;
+  } else {
+    out += static_cast<char>(c);
+  }
+}
+
+// %.6g, or %.Nf with `fixed`; null for what JSON has no number for.
+std::string FormatReal(double v, bool fixed, int decimals) {
+  if (!std::isfinite(v)) return "null";
+  char buf[400];  // %f of DBL_MAX has 309 digits before the point
+  if (fixed)
+    std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  else
+    std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
 }  // namespace
 
-std::string JsonWriter::Quote(std::string_view s) {
+std::string JsonQuote(std::string_view s) {
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
     std::size_t n = Utf8Length(s, i);
     if (n == 0) {
       out += "\\ufffd";
       ++i;
-      continue;
-    }
-    if (n > 1) {
+    } else if (n > 1) {
       out.append(s.substr(i, n));
       i += n;
-      continue;
-    }
-    ++i;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
+    } else {
+      AppendAscii(out, static_cast<unsigned char>(s[i++]));
     }
   }
   out += '"';
@@ -132,28 +147,30 @@ JsonWriter& JsonWriter::EndArray() { return Close(']'); }
 
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();
-  out_ += Quote(key);
+  out_ += JsonQuote(key);
   out_ += pretty_ ? ": " : ":";
   after_key_ = true;
   return *this;
 }
 
-JsonWriter& JsonWriter::Value(uint64_t v) {
+JsonWriter& JsonWriter::Value(uint64_t v) { return Raw(std::to_string(v)); }
+
+JsonWriter& JsonWriter::Value(std::string_view s) { return Raw(JsonQuote(s)); }
+
+JsonWriter& JsonWriter::Int(int64_t v) { return Raw(std::to_string(v)); }
+
+JsonWriter& JsonWriter::Real(double v) { return Raw(FormatReal(v, false, 0)); }
+
+JsonWriter& JsonWriter::Fixed(double v, int decimals) { return Raw(FormatReal(v, true, decimals)); }
+
+JsonWriter& JsonWriter::Bool(bool b) { return Raw(b ? "true" : "false"); }
+
+JsonWriter& JsonWriter::Null() { return Raw("null"); }
+
+JsonWriter& JsonWriter::Raw(std::string_view json) {
   BeforeValue();
-  out_ += std::to_string(v);
+  out_ += json;
   return *this;
 }
 
-JsonWriter& JsonWriter::Value(std::string_view s) {
-  BeforeValue();
-  out_ += Quote(s);
-  return *this;
-}
-
-JsonWriter& JsonWriter::Bool(bool b) {
-  BeforeValue();
-  out_ += b ? "true" : "false";
-  return *this;
-}
-
-}  // namespace ptlctl
+}  // namespace ptl::tool
