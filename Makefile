@@ -30,13 +30,15 @@ else
 SHELL := /bin/bash
 TOP := $(CURDIR)
 BUILD ?= $(TOP)/build
-KVER ?= $(shell $(TOP)/tools/kernel-version 2>/dev/null)
+KVER ?= $(shell $(TOP)/tools/testing/kernel-version 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 JOBS ?= $(shell nproc)
 LINUX_SOURCE_TAR ?= /usr/src/linux-source-6.1.tar.xz
 KSRC_DIR := $(BUILD)/linux-tools
 
-SELFTEST_SRCS := $(wildcard selftests/*_test.c)
+# Tests, and helper programs of test scripts (not run on their own).
+SELFTEST_SRCS := $(wildcard selftests/*_test.c) selftests/rtscts_putmany.c \
+	selftests/rtscts_putsink.c
 SELFTEST_BINS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_SRCS))
 SELFTEST_CFLAGS := -O2 -g -Wall -Werror -pthread -isystem $(KSRC_DIR) \
 	-I$(TOP)/uapi -I$(TOP)/ulib/include
@@ -47,7 +49,7 @@ SELFTEST_CFLAGS := -O2 -g -Wall -Werror -pthread -isystem $(KSRC_DIR) \
 all: modules user selftests
 
 deps:
-	@$(TOP)/tools/install-deps
+	@$(TOP)/tools/testing/install-deps
 
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel build dir $(KDIR): make deps" >&2; exit 1; }
@@ -83,7 +85,7 @@ $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) \
 
 selftests: $(SELFTEST_BINS)
 
-# The test phases of tools/run-checks; make check-PHASE runs one.
+# The test phases of tools/testing/run-checks; make check-PHASE runs one.
 CHECK_PHASES := lint unit asan fuzz vm-selftest kselftests network debug
 ALL_ONLY_PHASES := debug-extra packages kernels soak
 CHECK_PHASE_TARGETS := $(addprefix check-,modules-w1 lint-changed $(CHECK_PHASES) $(ALL_ONLY_PHASES))
@@ -92,46 +94,46 @@ CHECK_PHASE_TARGETS := $(addprefix check-,modules-w1 lint-changed $(CHECK_PHASES
 # What check-all's phases need beyond check's: the other kernels, the
 # packaging tools.
 deps-all:
-	@$(TOP)/tools/install-deps --all
+	@$(TOP)/tools/testing/install-deps --all
 
 # No guest and no root: what a developer runs before every commit.
 check-quick: user
-	$(TOP)/tools/run-checks quick
+	$(TOP)/tools/testing/run-checks quick
 
 # The module under test fills uninitialised stack variables with a pattern
 # (see Kbuild); a later plain `make` rebuilds it as users get it.
 check: deps
 	$(MAKE) all PTL_PATTERN_INIT=1
-	$(TOP)/tools/run-checks check
+	$(TOP)/tools/testing/run-checks check
 
 check-all: deps-all
 	$(MAKE) all PTL_PATTERN_INIT=1
-	$(TOP)/tools/run-checks all
+	$(TOP)/tools/testing/run-checks all
 
 # One phase; lint and the unit phases need only the user build (and the
 # kselftest headers), the guest phases the whole build.
 check-lint check-lint-changed: $(KSRC_DIR)/.stamp
-	$(TOP)/tools/run-checks $(@:check-%=%)
+	$(TOP)/tools/testing/run-checks $(@:check-%=%)
 check-modules-w1:
-	$(TOP)/tools/run-checks modules-w1
+	$(TOP)/tools/testing/run-checks modules-w1
 check-unit check-asan check-fuzz: user
-	$(TOP)/tools/run-checks $(@:check-%=%)
+	$(TOP)/tools/testing/run-checks $(@:check-%=%)
 check-vm-selftest check-kselftests check-network check-debug check-debug-extra check-soak: deps
 	$(MAKE) all PTL_PATTERN_INIT=1
-	$(TOP)/tools/run-checks $(@:check-%=%)
+	$(TOP)/tools/testing/run-checks $(@:check-%=%)
 check-packages check-kernels: deps-all
 	$(MAKE) all PTL_PATTERN_INIT=1
-	$(TOP)/tools/run-checks $(@:check-%=%)
+	$(TOP)/tools/testing/run-checks $(@:check-%=%)
 
 # The debug kernel (KASAN, KFENCE, lockdep, kmemleak, UBSAN, ...; built
 # once per machine and cached outside the repository, see
 # Documentation/vm-harness.md) and our modules built against it in
 # $(BUILD)/debug-modules, with the flags `make check` uses.
 debug-kernel:
-	$(TOP)/tools/vm/mkdebugkernel
+	$(TOP)/tools/testing/vm/mkdebugkernel
 
 debug-modules:
-	BUILD=$(BUILD) $(TOP)/tools/vm/mkdebugmodules PTL_PATTERN_INIT=1
+	BUILD=$(BUILD) $(TOP)/tools/testing/vm/mkdebugmodules PTL_PATTERN_INIT=1
 
 demo: deps
 	$(MAKE) all
@@ -139,34 +141,37 @@ demo: deps
 
 # make soak: ptl_stress between two nodes under netem faults, at least
 # 100,000 messages (SOAK_MESSAGES), with a summary of losses, duplicates,
-# reorders (all must be 0) and retransmissions (tools/net-soak).
+# reorders (all must be 0) and retransmissions (tools/testing/net-soak).
 .PHONY: soak
 soak: deps
 	$(MAKE) all
-	$(TOP)/tools/net-soak
+	$(TOP)/tools/testing/net-soak
 
 # make bench: Portals against local IPC peers in one guest under QEMU
 # -icount, then the core's matching micro-benchmark on the host, then the
-# two-node, block-device and Soft-RoCE parts (tools/ptl_perf/run-bench;
+# two-node, block-device, Soft-RoCE and authenticated-frames parts
+# (tools/testing/bench/run-bench;
 # Documentation/performance.md).
 .PHONY: bench
 bench: all
-	$(TOP)/tools/ptl_perf/run-bench
+	$(TOP)/tools/testing/bench/run-bench
 
 # make deb: the Debian packages of debian/ (portals-dkms, libptl-user0,
 # libptl-user-dev, portals-utils) built by dpkg-buildpackage from a copy of
-# the tree, into $(BUILD)/deb/, then lintian (tools/build-deb).
+# the tree, into $(BUILD)/deb/, then lintian (tools/testing/build-deb).
 # make check-packages (root): builds them, installs them into a clean mmdebstrap root,
 # DKMS builds the modules, a guest loads them and runs a program built with
-# pkg-config ptl-user, apt-get purge leaves nothing (tools/check-packages).
+# pkg-config ptl-user, apt-get purge leaves nothing (tools/testing/check-packages).
 .PHONY: deb
 deb:
-	BUILD=$(BUILD) $(TOP)/tools/build-deb
+	BUILD=$(BUILD) $(TOP)/tools/testing/build-deb
 
 CHECKPATCH = $(KSRC_DIR)/scripts/checkpatch.pl --no-tree --quiet \
 	--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES
-# The platform shims exist to give the core its own type names.
-PLATFORM_SHIMS := kmod/ptl_platform_kernel.h kmod/core/ptl_platform_user.h
+# The platform shims exist to give the core (and the frame codecs, in user
+# space) the kernel's type names.
+PLATFORM_SHIMS := kmod/ptl_platform_kernel.h kmod/core/ptl_platform_user.h \
+	include/ptl/portable.h
 
 # Kernel code: everything C under kmod/, rtscts/ and include/ (rtscts/user
 # is the codec's user-space C++). User space: every C++ file and header.
@@ -182,17 +187,13 @@ SHELL_SCRIPTS = { git ls-files '*.sh'; git ls-files -z | xargs -0 awk \
 CPP_FORMATTED = $(shell git ls-files '*.cc' '*.h' | \
 	grep -v -E '^(kmod|uapi|selftests|ulib/include|include|ptlblk|rdma)/|^rtscts/[^/]*\.h$$')
 
-# The C++ clang-format checks: every .cc and every header that is not
-# kernel code or a C header of the API.
-CPP_FORMATTED = $(shell git ls-files '*.cc' '*.h' | \
-	grep -v -E '^(kmod|uapi|selftests|ulib/include|include|ptlblk|rdma)/|^rtscts/[^/]*\.h$$')
-
 lint: $(KSRC_DIR)/.stamp
 	$(CHECKPATCH) -f $(filter-out $(PLATFORM_SHIMS),$(KERNEL_C))
 	$(CHECKPATCH) --ignore NEW_TYPEDEFS -f $(PLATFORM_SHIMS)
 	clang-format --dry-run --Werror $(CPP_FORMATTED)
-	$(TOP)/tools/check-man
-	$(TOP)/tools/check-dkms
+	$(TOP)/tools/testing/check-man
+	$(TOP)/tools/testing/check-dkms
+	$(TOP)/tools/testing/check-includes
 	shellcheck -x -S warning $$($(SHELL_SCRIPTS))
 
 # make lint-changed: the same checks on what differs from the upstream
@@ -209,8 +210,9 @@ lint-changed: $(KSRC_DIR)/.stamp
 		$(CHECKPATCH) --ignore NEW_TYPEDEFS -f $(filter $(PLATFORM_SHIMS),$(CHANGED)))
 	$(if $(filter $(CPP_FORMATTED),$(CHANGED)), \
 		clang-format --dry-run --Werror $(filter $(CPP_FORMATTED),$(CHANGED)))
-	$(if $(filter man/%,$(CHANGED)),$(TOP)/tools/check-man)
-	$(if $(filter dkms.conf Kbuild,$(CHANGED)),$(TOP)/tools/check-dkms)
+	$(if $(filter man/%,$(CHANGED)),$(TOP)/tools/testing/check-man)
+	$(if $(filter dkms.conf Kbuild,$(CHANGED)),$(TOP)/tools/testing/check-dkms)
+	$(if $(filter $(KERNEL_C),$(CHANGED)),$(TOP)/tools/testing/check-includes)
 	$(if $(filter $(shell $(SHELL_SCRIPTS)),$(CHANGED)), \
 		shellcheck -x -S warning $(filter $(shell $(SHELL_SCRIPTS)),$(CHANGED)))
 

@@ -8,6 +8,10 @@
 #   netns_setup RTSCTS_PARAMS...   loads ptl.ko and ptl_rtscts.ko (with
 #                                  those module parameters), makes the pair
 #                                  and binds interface 0 on both ends
+#   netns_teardown                 undoes it, reporting the unbind and the
+#                                  unload (TAP: report, from tap.sh)
+#   counters_save                  notes ptl.ko's object counters
+#   counters_back                  prints those that moved since; false if any
 # Also sets build, moddir, ip, tc, ptlctl, stress, nid_a and nid_b, for
 # the scripts that source it (hence SC2034 off).
 
@@ -19,6 +23,30 @@ ptlctl=$build/tools/ptlctl/ptlctl
 stress=$build/tools/ptl_stress/ptl_stress
 nid_a=$(((10 << 24) | 1))
 nid_b=$(((10 << 24) | 2))
+
+counters="pinned_pages mds nis eqs core_objects open_files"
+declare -A counters_before
+
+counters_save() {
+	local c
+
+	for c in $counters; do
+		counters_before[$c]=$(cat "/sys/class/misc/portals/$c")
+	done
+}
+
+counters_back() {
+	local c now rc=0
+
+	for c in $counters; do
+		now=$(cat "/sys/class/misc/portals/$c")
+		if [ "$now" != "${counters_before[$c]}" ]; then
+			echo "# $c: ${counters_before[$c]} before, $now after"
+			rc=1
+		fi
+	done
+	return $rc
+}
 
 netns_setup() {
 	modprobe -a veth sch_netem sch_ingress cls_u32 act_gact || return 1
@@ -32,4 +60,12 @@ netns_setup() {
 		$ip -n b link set vb up && $ip -n b link set lo up || return 1
 	"$ptlctl" iface bind 0 dev va &&
 		$ip netns exec b "$ptlctl" iface bind 0 dev vb
+}
+
+netns_teardown() {
+	"$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0
+	report $? "both interfaces unbind"
+	$ip netns del b
+	rmmod ptl_rtscts && rmmod ptl
+	report $? "ptl_rtscts and ptl unload"
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # ptl_rtscts.ko against raw frames from tools/ptl_inject: hostile frames,
 # floods and a thousand fake peers. Runs inside a test guest as root
-# (tools/vm/run), like run-in-guest.sh, and prints TAP lines ("ok - ...",
+# (tools/testing/vm/run), like run-in-guest.sh, and prints TAP lines ("ok - ...",
 # "not ok - ...", diagnostics as "# ..."); the harness itself fails the run
 # on any oops, WARN or bad taint in the guest's kernel log.
 #
@@ -305,6 +305,14 @@ else
 	skip "the receiver keeps state for the new peers" "ptlctl shows no peer count"
 fi
 diag "peers of interface 0: $peers0 before, $peers1 after; 'ptlctl peer show' prints $lines lines"
+# A thousand peers take several parts of a netlink dump: each resumes
+# where the last stopped, so every peer is listed once.
+nids=$(in_b "$ptlctl" -j peer show 2>/dev/null | grep -oE '"nid": *[0-9]+')
+dumped=$(wc -l <<<"$nids")
+distinct=$(sort -u <<<"$nids" | wc -l)
+[ -n "$peers1" ] && [ "$dumped" -eq "$peers1" ] && [ "$distinct" -eq "$dumped" ]
+report $? "ptlctl peer show lists every peer once, over the parts of its dump" \
+	"($dumped listed, $distinct distinct, of ${peers1:-?})"
 slab_report "after $npeers peers"
 diag "MemAvailable: $mem0 -> $mem1 bytes ($(((mem0 - mem1) / npeers)) bytes per peer)"
 diag "SUnreclaim: $sun0 -> $sun1 bytes ($(((sun1 - sun0) / npeers)) bytes per peer;" \

@@ -8,7 +8,7 @@
 #
 # Loads ptl.ko (nid $PTL_TEST_NID, default 7) unless /dev/portals exists,
 # and unloads it again if it loaded it. Uses $BUILD (default build/).
-#   tools/vm/run --smp 2 -- selftests/ptl_stress_test.sh
+#   tools/testing/vm/run --smp 2 -- selftests/ptl_stress_test.sh
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

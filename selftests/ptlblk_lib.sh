@@ -121,6 +121,15 @@ counters_back() {
 	report $? "$1: pinned pages, MDs, NIs, EQs and objects back at their baseline"
 }
 
+# two_nodes_down: unbinds interface 0 on both nodes, deletes namespace b
+# and unloads the three modules, as the end of a two-node ptlblk test.
+two_nodes_down() {
+	"$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0
+	$ip netns del b
+	rmmod ptlblk && rmmod ptl_rtscts && rmmod ptl
+	report $? "ptlblk, ptl_rtscts and ptl unload"
+}
+
 # blk_stat NAME...: counters of ptlblk0 (reads, writes, errors, timeouts,
 # ...), read at once, printed on one line in the order asked
 blk_stat() {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs inside a test guest (tools/vm/run): ptlblk, a block device over
+# Runs inside a test guest (tools/testing/vm/run): ptlblk, a block device over
 # Portals, with ext4 on it, between two nodes (two network namespaces
 # joined by a veth pair, ptl_rtscts bound on both ends):
 #
@@ -29,7 +29,7 @@
 # kernel's warning fails the run): every request timeout is shorter.
 # The Portals counters are checked after every failure.
 # Environment: PTLBLK_FILES (files per tree, default 120), PTLBLK_MB
-# (backing file size, default 256). Prints TAP lines; tools/run-checks
+# (backing file size, default 256). Prints TAP lines; tools/testing/run-checks
 # counts them. The harness fails the run on any kernel splat (a hung task
 # warning included).
 set -u
@@ -234,10 +234,7 @@ wait "$server_pid"
 report $? "ptlblk-server stops cleanly on SIGTERM"
 sed 's/^/# server: /' "$slog" | tail -n 8
 counters_back "at the end"
-"$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0
-$ip netns del b
-rmmod ptlblk && rmmod ptl_rtscts && rmmod ptl
-report $? "ptlblk, ptl_rtscts and ptl unload"
+two_nodes_down
 
 echo "# $tap_count tests, $failures failed"
 exit $((failures > 0))

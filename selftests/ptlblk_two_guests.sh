@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs in each of two test guests joined by the harness's emulated
-# Ethernet link (tools/vm/run --nodes 2): ptlblk between two real kernels,
+# Ethernet link (tools/testing/vm/run --nodes 2): ptlblk between two real kernels,
 # the client's ptlblk.ko on node 0, ptlblk-server on node 1, ptl_rtscts
 # over virtio-net on both (PTL_TRANSPORT=rdma: ptl_rdma over Soft-RoCE on
 # the same link; see transport_lib.sh).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ptlctl against the real ptl.ko, inside a test guest (tools/vm/run), as
+# ptlctl against the real ptl.ko, inside a test guest (tools/testing/vm/run), as
 # root: every subcommand, its text and JSON output, its errors, and the
 # refusals without CAP_NET_ADMIN. Prints TAP lines ("ok - ...", "not ok -
 # ...") like selftests/run-in-guest.sh, which may call it; exits non-zero
@@ -16,7 +16,7 @@
 # ptl.ko (and ptl_rtscts.ko, if built) are loaded unless already loaded,
 # and unloaded again at the end if this script loaded them.
 #
-#   tools/vm/run --timeout 600 --name ptlctl --workdir "$PWD" -- selftests/ptlctl_test.sh
+#   tools/testing/vm/run --timeout 600 --name ptlctl --workdir "$PWD" -- selftests/ptlctl_test.sh
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Soft-RoCE for the guests' RDMA tests and benchmarks, and the helpers of
-# the two-guest RDMA tests (barrier, nid_of, rdma_res, portals_clean);
-# sourced, not run.
+# the RDMA tests (barrier, nid_of, rdma_res, iface_stat, iface_peers,
+# portals_clean); sourced, not run.
 #
 # rdma_rxe_up NETDEV [RXEDEV]: loads Soft-RoCE and the RDMA connection
 # manager and creates RXEDEV (default rxe0) over NETDEV, then waits until
@@ -84,6 +84,20 @@ nid_of() {	# nid_of A.B.C.D
 # What rxe0 holds (PDs, CQs, QPs, cm_ids, MRs), without its name.
 rdma_res() {
 	rdma resource show rxe0 2>/dev/null | sed 's/^[0-9]*: rxe0: //'
+}
+
+# iface_stat ROW NAME: column NAME of row ROW (TX:, peers:, ...) of
+# ptlctl -s iface show 0 (the caller sets ptlctl).
+# shellcheck disable=SC2154
+iface_stat() {
+	"$ptlctl" -s iface show 0 | awk -v row="$1" -v name="$2" '
+		$1 == row { for (i = 2; i <= NF; i++) if ($i == name) col = i - 1
+			getline; print col ? $col : 0 }'
+}
+
+# iface_peers: the connections of interface 0.
+iface_peers() {
+	"$ptlctl" iface show 0 | awk '{ for (i = 1; i < NF; i++) if ($i == "peers") print $(i + 1) }'
 }
 
 # The gauges of /sys/class/misc/portals (the other files there count

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs in each of two test guests joined by the harness's emulated
-# Ethernet link (tools/vm/run --nodes 2): one node with an Ethernet and an
+# Ethernet link (tools/testing/vm/run --nodes 2): one node with an Ethernet and an
 # RDMA Portals interface at once, both on eth0.
 #
 #     node 0 (clients)                          node 1 (servers)
@@ -31,7 +31,7 @@
 #     modules unload.
 # Each node prints TAP lines (the harness prefixes them with [nodeN]).
 #
-#   tools/vm/run --nodes 2 --timeout 900 --name rdma-mixed \
+#   tools/testing/vm/run --nodes 2 --timeout 900 --name rdma-mixed \
 #       --workdir "$PWD" -- "$PWD/selftests/rdma_mixed_two_guests.sh"
 set -u
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs in each of two test guests joined by the harness's emulated
-# Ethernet link (tools/vm/run --nodes 2): Portals over ptl_rdma.ko on a
+# Ethernet link (tools/testing/vm/run --nodes 2): Portals over ptl_rdma.ko on a
 # Soft-RoCE device (rxe0) over eth0 in each guest.
 #
 #     node 0 (client)                       node 1 (server)
@@ -73,19 +73,6 @@ bind_rdma() {
 # Messages this node sent or received by RDMA WRITE (the "rts" column).
 rdma_writes() {
 	iface_stat TX: rts
-}
-
-# iface_stat ROW NAME: column NAME of row ROW (TX:, peers:, ...) of
-# ptlctl -s iface show 0.
-iface_stat() {
-	"$ptlctl" -s iface show 0 | awk -v row="$1" -v name="$2" '
-		$1 == row { for (i = 2; i <= NF; i++) if ($i == name) col = i - 1
-			getline; print col ? $col : 0 }'
-}
-
-# iface_peers: the connections of interface 0.
-iface_peers() {
-	"$ptlctl" iface show 0 | awk '{ for (i = 1; i < NF; i++) if ($i == "peers") print $(i + 1) }'
 }
 
 # 1c. Idle connections close (peer_idle_s=1 on both nodes), also while

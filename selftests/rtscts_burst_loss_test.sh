@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs inside a test guest (tools/vm/run): ptl_rtscts.ko must recover from
+# Runs inside a test guest (tools/testing/vm/run): ptl_rtscts.ko must recover from
 # a burst of loss quickly once the link is quiet again. Two nodes in two
 # network namespaces joined by a veth pair (as run-net-tests.sh); each
 # round a ptl_stress client on node a trades puts and gets of up to 1 MiB
@@ -89,10 +89,6 @@ for ((round = 1; round <= rounds; round++)); do
 done
 
 "$ptlctl" -s peer show | sed 's/^/#   /'
-"$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0
-report $? "both interfaces unbind"
-$ip netns del b
-rmmod ptl_rtscts && rmmod ptl
-report $? "ptl_rtscts and ptl unload"
+netns_teardown
 
 exit $((failures > 0))

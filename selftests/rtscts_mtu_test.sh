@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs inside a test guest (tools/vm/run): an unprivileged user cannot make
+# Runs inside a test guest (tools/testing/vm/run): an unprivileged user cannot make
 # ptl_rtscts.ko build a frame its link cannot carry, nor overflow an skb
 # (issue 20, R5). Any user owns a network namespace inside `unshare -Urn`,
 # and may create a veth there and bind a Portals interface to it (the
@@ -18,7 +18,10 @@
 #      (refused while bound: both stay at 200);
 #   3. puts 2^32 - 1 bytes from iface 0 to a pid nobody holds on iface 1
 #      (ptl_huge_put_test: 1,024 iovec segments over one 4 MiB buffer);
-#      the put must end with SEND_END.
+#      the put must end with SEND_END;
+#   4. binds interface 2 to a team device and gives it a tun as its first
+#      port, which would change its type to one without Ethernet addresses
+#      (refused while bound: pt0 stays Ethernet, interface 2 stays bound).
 # Before the fix 1 and 2 were accepted, rtscts_frame_room() computed
 # 68 - 160 in a u32, and the put's MSG skb of hdr_len + len bytes wrapped
 # to 68 while ptl_msg_copy() wrote 4 GiB into it: an Oops (in the harness,
@@ -43,6 +46,34 @@ mac_of() {
 
 mtu_shown() {
 	"$ptlctl" iface show "$1" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'
+}
+
+# A team device takes the type of its first port: a tun port (no link
+# layer) would turn the bound pt0 into a device without Ethernet addresses.
+# The change is refused while pt0 is bound, and the binding stays.
+type_change() {
+	local rc
+
+	if [ ! -d /sys/module/team ] || [ ! -d /sys/module/tun ]; then
+		skip "a bound team device's type change" "no team or tun module in this kernel"
+		return
+	fi
+	$ip link add pt0 type team && $ip link set pt0 up &&
+		"$ptlctl" iface bind 2 dev pt0 nid 3 && $ip tuntap add pt1 mode tun
+	rc=$?
+	report $rc "the user binds interface 2 to a team device pt0 and makes a tun device pt1"
+	[ $rc = 0 ] || return
+	! $ip link set pt1 master pt0 2>/dev/null
+	report $? "tun pt1 as pt0's first port (pt0 would become a tun) is refused"
+	$ip -o link show pt0 | grep -q 'link/ether' &&
+		"$ptlctl" iface show 2 | grep -q ' dev pt0 '
+	report $? "pt0 is still Ethernet and interface 2 still bound to it"
+	# The control: unbound, the same port is taken and pt0 changes type.
+	"$ptlctl" iface unbind 2 && $ip link set pt1 master pt0 &&
+		$ip -o link show pt0 | grep -q 'link/none'
+	report $? "unbound, pt0 takes pt1 as its port and becomes a tun (link/none)"
+	$ip link del pt0 && $ip link del pt1
+	report $? "pt0 and pt1 go"
 }
 
 # The user's part: root of its own user namespace, nobody outside it.
@@ -76,6 +107,8 @@ inner() {
 	PTL_HUGE_PUT_NID=2 "$build/selftests/ptl_huge_put_test"
 	report $? "a put of 4294967295 bytes ends (ptl_huge_put_test)"
 	"$ptlctl" -s iface show 0 | sed 's/^/#   /'
+
+	type_change
 }
 
 if [ "${1:-}" = --inner ]; then
@@ -83,6 +116,10 @@ if [ "${1:-}" = --inner ]; then
 	exit $((failures > 0))
 fi
 
+modprobe -a team tun 2>/dev/null	# for type_change, which skips without them
+# Any user may open /dev/net/tun on Debian (udev makes it 0666); the
+# harness's guest has no udev.
+[ -c /dev/net/tun ] && chmod 0666 /dev/net/tun
 modprobe veth &&
 	insmod "$moddir/ptl.ko" nid=7 &&
 	insmod "$moddir/ptl_rtscts.ko" peer_timeout_ms=2000

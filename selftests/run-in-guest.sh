@@ -1,7 +1,7 @@
 #!/bin/bash
-# Runs inside a test guest (see tools/vm/run): loads ptl.ko, runs every
+# Runs inside a test guest (see tools/testing/vm/run): loads ptl.ko, runs every
 # kselftest binary, and checks that the module unloads cleanly. Prints TAP
-# lines; tools/run-checks counts them. The guest's kernel log is scanned for
+# lines; tools/testing/run-checks counts them. The guest's kernel log is scanned for
 # splats by the harness itself.
 set -u
 
@@ -10,7 +10,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$top/selftests/tap.sh"
 build=${BUILD:-$top/build}
 # Where ptl.ko is: the repository root (make), or the debug kernel's build
-# of it (tools/vm/mkdebugmodules, build/debug-modules).
+# of it (tools/testing/vm/mkdebugmodules, build/debug-modules).
 moddir=${PTL_MODULE_DIR:-$top}
 # ptl_kapi_test loads the kernel API's test client from here.
 export PTL_MODULE_DIR=$moddir

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs inside a test guest (tools/vm/run): Portals between two nodes, two
+# Runs inside a test guest (tools/testing/vm/run): Portals between two nodes, two
 # network namespaces joined by a veth pair, over ptl_rtscts.ko:
 #
 #     default namespace (node a)              namespace b (node b)
@@ -24,14 +24,35 @@
 #  6. an unprivileged user in namespaces of its own cannot make frames
 #     its link cannot carry (rtscts_mtu_test.sh: MTU below a frame's
 #     headers, eager past its bound, a put of 2^32 - 1 bytes; the put
-#     needs a guest of more than 4 GiB, tools/run-checks gives it 5 GiB);
+#     needs a guest of more than 4 GiB, tools/testing/run-checks gives it 5 GiB);
 #  7. frames held ahead of a gap that never closes (rtscts_ooo_test.sh:
 #     forged nids at MTU 65535; caps, expiry, reclaim, namespace exit,
-#     a user namespace's memory charged to its cgroup).
+#     a user namespace's memory charged to its cgroup);
+#  8. a hostile peer of ptl_rdma's listener (rdma_hostile_test.sh, rxe
+#     loopback in this guest: a forged src_nid, the caps on inbound
+#     connections, a peer that never answers CLOSE);
+#  9. a ptlblk server that lies (ptlblk_hostile_test.sh: no success for
+#     data that did not move);
+# 10. authenticated frames (rtscts_auth_test.sh: traffic with a shared key
+#     on a clean and a netem link; another key or none cannot deliver;
+#     forged frames dropped and counted);
+# 11. messages a forged node opens and never finishes, to an ordinary
+#     (uid 1000) server (rtscts_partial_test.sh: caps per peer and per
+#     interface, failure with events when the peer falls silent, the
+#     server's pid free at once when it dies, a well-behaved sender
+#     never capped);
+# 12. one user cannot fill the peer table for the others
+#     (rtscts_peers_test.sh: uid 1000's puts to bogus nids, per-uid share,
+#     eviction of unresolved peers, their timers backing off);
+# 13. forged frames cannot make a node believe its peer restarted nor
+#     re-point its address (rtscts_restart_test.sh: ptl_inject forge);
+# 14. frames recorded on a keyed segment and replayed after the receiver
+#     forgot their sender, or after it was bound again, deliver nothing
+#     (rtscts_replay_test.sh: ptl_inject record and replay).
 # Environment: NET_MESSAGES, NET_PAIRS (4), NET_MTU (9000),
 # NET_ONLY_TRAFFIC=1 (only part 3: make soak), NET_STRESS_REPORT=1
 # (ptl_stress prints its reports; make soak sums them).
-# Prints TAP lines; tools/run-checks counts them. The harness fails the
+# Prints TAP lines; tools/testing/run-checks counts them. The harness fails the
 # run on any kernel splat.
 set -u
 
@@ -51,11 +72,7 @@ peer_timeout_ms=2000
 
 netns_setup peer_timeout_ms=$peer_timeout_ms
 report $? "two nodes: ptl.ko and ptl_rtscts.ko loaded, interface 0 of each bound to its veth end"
-counters="pinned_pages mds nis eqs core_objects open_files"
-declare -A before
-for c in $counters; do
-	before[$c]=$(cat /sys/class/misc/portals/$c)
-done
+counters_save
 
 # 1-2. The test programs with their peers on node b.
 export PTL_PEER_NETNS=/run/netns/b PTLCTL=$ptlctl PTL_MODULE_DIR=$moddir
@@ -118,20 +135,9 @@ $ip netns exec b $tc qdisc del dev vb root
 
 # 4. Nothing left behind.
 sleep 1
-leaks=0
-for c in $counters; do
-	now=$(cat /sys/class/misc/portals/$c)
-	if [ "$now" != "${before[$c]}" ]; then
-		echo "# $c: ${before[$c]} before, $now after"
-		leaks=1
-	fi
-done
-report $leaks "module counters are back where they were"
-"$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0
-report $? "both interfaces unbind"
-$ip netns del b
-rmmod ptl_rtscts && rmmod ptl
-report $? "ptl_rtscts and ptl unload"
+counters_back
+report $? "module counters are back where they were"
+netns_teardown
 
 # 5. Burst loss, then a quiet link: recovery must be quick (its own nodes).
 if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
@@ -152,6 +158,45 @@ fi
 if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
 	echo "# running rtscts_ooo_test.sh"
 	"$top/selftests/rtscts_ooo_test.sh" || failures=$((failures + 1))
+fi
+
+# 8-9. What a hostile RDMA peer and a lying ptlblk server can do (issue
+# 20; their own nodes too).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rdma_hostile_test.sh"
+	"$top/selftests/rdma_hostile_test.sh" || failures=$((failures + 1))
+	echo "# running ptlblk_hostile_test.sh"
+	"$top/selftests/ptlblk_hostile_test.sh" || failures=$((failures + 1))
+fi
+
+# 10. Authenticated frames (its own nodes too).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_auth_test.sh"
+	"$top/selftests/rtscts_auth_test.sh" || failures=$((failures + 1))
+fi
+
+# 11. What a hostile host can make a node hold open (its own nodes too).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_partial_test.sh"
+	"$top/selftests/rtscts_partial_test.sh" || failures=$((failures + 1))
+fi
+
+# 12. The peer table shared by the node's users (its own nodes).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_peers_test.sh"
+	"$top/selftests/rtscts_peers_test.sh" || failures=$((failures + 1))
+fi
+
+# 13. Forged restarts of a peer (its own nodes).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_restart_test.sh"
+	"$top/selftests/rtscts_restart_test.sh" || failures=$((failures + 1))
+fi
+
+# 14. Keyed frames replayed (its own nodes).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_replay_test.sh"
+	"$top/selftests/rtscts_replay_test.sh" || failures=$((failures + 1))
 fi
 
 exit $((failures > 0))

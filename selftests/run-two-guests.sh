@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs in each of two test guests joined by the harness's emulated
-# Ethernet link (tools/vm/run --nodes 2): two real kernels, two Portals
+# Ethernet link (tools/testing/vm/run --nodes 2): two real kernels, two Portals
 # nodes, ptl_rtscts over virtio-net (PTL_TRANSPORT=rdma: ptl_rdma over
 # Soft-RoCE on the same link; see transport_lib.sh).
 #
@@ -15,6 +15,9 @@
 #     end with failure events within its peer timeout (ptl_stress reports
 #     failures and exits, never hangs), then node 0's counters are back at
 #     zero and its modules unload.
+# PTL_AUTH=1 (issue 20): both nodes bind with the same key, every frame is
+# authenticated, and the link loses 2% of the frames each way (netem) for
+# the whole run.
 # The nodes meet through the harness (NODE, PEER_IP); each prints TAP
 # lines prefixed by the harness with [nodeN].
 set -u
@@ -40,6 +43,12 @@ nid_of() {	# nid_of A.B.C.D
 
 insmod "$moddir/ptl.ko" nid=7 && transport_up eth0 $peer_timeout_ms
 report $? "node $NODE: ptl.ko and $transport_mod.ko loaded, interface 0 bound to eth0"
+if [ "${PTL_AUTH:-0}" = 1 ]; then
+	"$ptlctl" iface show 0 | grep -q "auth hmac(sha256)"
+	report $? "node $NODE: interface 0 authenticates its frames (hmac(sha256))"
+	modprobe sch_netem && /sbin/tc qdisc add dev eth0 root netem loss 2% delay 1ms
+	report $? "node $NODE: netem on eth0, loss 2%"
+fi
 peer_nid=$(nid_of "$PEER_IP")
 
 if [ "$NODE" = 1 ]; then
@@ -66,6 +75,9 @@ sleep 2
 rc=$?
 wait %1 || rc=1
 report $rc "node 0: two clients, 600 operations of 0 B .. 1 MiB to the other node"
+if [ "${PTL_AUTH:-0}" = 1 ]; then
+	"$ptlctl" -s iface show 0 | sed 's/^/#   /'
+fi
 
 sleep 2
 start=$(date +%s%N)

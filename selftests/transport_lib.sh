@@ -13,6 +13,8 @@
 # the transport's module (the rxe device stays: it belongs to the guest).
 # transport_mod: the module's name (ptl_rtscts, ptl_rdma), for messages
 # and rmmod.
+# PTL_AUTH=1 (rtscts): interface 0 is bound with a key, the same fixed one
+# on every node (ptlctl iface bind ... key FILE): every frame authenticated.
 
 transport=${PTL_TRANSPORT:-rtscts}
 case $transport in
@@ -35,6 +37,11 @@ transport_up() {
 		[ -e "$ko" ] || { echo "# no $ko: is the rdma transport built?" >&2; return 1; }
 		rdma_rxe_up "$netdev" || return 1
 		bind+=(transport rdma)
+	fi
+	if [ "${PTL_AUTH:-0}" = 1 ]; then
+		local key=/tmp/ptl-auth-key
+		(umask 077 && echo "5ca1ab1e0ddba11c0ffee0000000000000000000000000000000000000002026" >$key)
+		bind+=(key "$key")
 	fi
 	if [ "$transport" = rtscts ] ||
 		modinfo -F parm "$ko" 2>/dev/null | grep -q '^peer_timeout_ms:'; then

@@ -10,7 +10,7 @@
 # The kernel refuses CLONE_NEWUSER to a chrooted process (create_user_ns:
 # current_chrooted()), root or not, and the harness runs its command
 # chrooted into the host's root, which it mounted at /newroot of the
-# initramfs (tools/vm/guest-init). So there the command first leaves the
+# initramfs (tools/testing/vm/guest-init). So there the command first leaves the
 # chroot the way switch_root does: as root, in a private mount namespace
 # (busybox's unshare, from the initramfs at /proc/1/root), the host's root
 # is moved over the initramfs's and becomes the namespace's root, not a

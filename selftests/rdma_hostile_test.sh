@@ -1,0 +1,173 @@
+#!/bin/bash
+# Runs inside one test guest (tools/testing/vm/run): ptl_rdma's listener against a
+# hostile peer on the same IB subnet or RoCE segment (issue 20). The peer
+# is ptl_rdma_peer (tools/ptl_rdma_peer: librdmacm, private data of its
+# own making, never sends a frame) on the same Soft-RoCE device, looped
+# back by rxe (a destination MAC that is the device's own):
+#
+#   +----------------------- one guest ------------------------------+
+#   |  ptl_rdma, iface 0, nid 10.77.0.1  <-- rxe0 loopback -->        |
+#   |                                    ptl_rdma_peer from 10.77.0.2 |
+#   |  pr0 (veth, peer pr1): 10.77.0.1/24, 10.77.0.2/24; rxe0 on pr0 |
+#   +-----------------------------------------------------------------+
+#
+#  1. a peer whose src_nid is its address connects (the control);
+#  2. a peer whose src_nid is not the address it connects from is
+#     refused (reject reason 3), counted (bad_nid), and never becomes the
+#     connection the node's requests to that nid take;
+#  3. inbound connections are capped (max_inbound): the ones past the cap
+#     are refused (reason 4) and counted (refused);
+#  4. so are inbound connections not yet established (max_inbound_pending:
+#     the peer never sends its RTU); they end at connect_timeout_ms;
+#  5. a peer that never answers CLOSE: the idle close gives up after
+#     PRD_CLOSE_ASKS unanswered CLOSEs and frees the connection (counted
+#     in close_timeouts); the test is bounded by CLOSEs received, not time;
+#  6. the RDMA resources are back to the bound interface's, the modules
+#     unload.
+# Prints TAP lines; tools/testing/run-checks counts them. The harness fails the
+# run on any kernel splat.
+set -u
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD:-$top/build}
+moddir=${PTL_MODULE_DIR:-$top}
+ptlctl=$build/tools/ptlctl/ptlctl
+peer=$build/tools/ptl_rdma_peer/ptl_rdma_peer
+params=/sys/module/ptl_rdma/parameters
+# shellcheck source-path=SCRIPTDIR source=tap.sh
+. "$top/selftests/tap.sh"
+# shellcheck source-path=SCRIPTDIR source=rdma_lib.sh
+. "$top/selftests/rdma_lib.sh"
+
+node=10.77.0.1
+src=10.77.0.2
+forged=10.77.0.3
+
+# wait_peers N: until interface 0 has N connections (30 s at most).
+wait_peers() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(iface_peers)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# field NAME FILE: the number after NAME in the peer's summary lines
+# ("established N ..." and "frames TYPE N ...").
+field() {
+	awk -v name="$1" '$1 == "established" || $1 == "frames" {
+		for (i = 1; i < NF; i++) if ($i == name) { print $(i + 1); exit } }' "$2"
+}
+
+set_param() {	# set_param NAME VALUE: a parameter of ptl_rdma
+	echo "$2" >"$params/$1"
+}
+
+run_peer() {	# run_peer OUT ARGS...: the peer's output in OUT, shown as comments
+	local out=$1
+	shift
+	"$peer" "$@" "$node" >"$out" 2>&1
+	sed 's/^/#   peer: /' "$out"
+}
+
+[ -x "$peer" ] && [ -e "$moddir/ptl_rdma.ko" ]
+report $? "ptl_rdma_peer (librdmacm-dev: tools/testing/install-deps) and ptl_rdma.ko are built"
+# A veth end, not a dummy device: the debug kernel has veth built in and
+# no dummy driver. rxe loops frames to its own MAC back by itself.
+modprobe veth && /sbin/ip link add pr0 type veth peer name pr1 &&
+	/sbin/ip link set pr1 up &&
+	/sbin/ip addr add $node/24 dev pr0 && /sbin/ip addr add $src/24 dev pr0 &&
+	/sbin/ip link set pr0 up && rdma_rxe_up pr0 && res0=$(rdma_res) &&
+	insmod "$moddir/ptl.ko" && insmod "$moddir/ptl_rdma.ko" connect_timeout_ms=3000 &&
+	"$ptlctl" iface bind 0 dev pr0 transport rdma
+report $? "rxe0 over a veth end with two addresses, ptl_rdma bound to the first"
+res_bound=$(rdma_res)
+
+# 1. The control: a peer that says who it is.
+run_peer /tmp/peer.out --src $src --hold-ms 300
+[ "$(field established /tmp/peer.out)" = 1 ]
+report $? "a peer whose src_nid is its address connects"
+wait_peers 0
+report $? "its connection goes when it disconnects"
+
+# 2. A forged src_nid.
+bad0=$(iface_stat peers: bad_nid)
+"$peer" --src $src --src-nid "$(nid_of $forged)" --hold-ms 3000 "$node" >/tmp/peer.out 2>&1 &
+pid=$!
+sleep 1.5
+"$ptlctl" peer show iface 0 | sed 's/^/#   /'
+! "$ptlctl" peer show iface 0 | grep -q "^peer $forged "
+report $? "the forged nid $forged never names a connection of the node"
+wait $pid
+sed 's/^/#   peer: /' /tmp/peer.out
+[ "$(field rejected /tmp/peer.out)" = 1 ] && [ "$(field reason_3 /tmp/peer.out)" = 1 ]
+report $? "a peer whose src_nid is not the address it connects from is refused (reason 3)"
+[ "$(($(iface_stat peers: bad_nid) - ${bad0:-0}))" = 1 ]
+report $? "counted as bad_nid in ptlctl -s iface show"
+wait_peers 0
+report $? "no connection left"
+
+# 3. The cap on inbound connections.
+refused0=$(iface_stat peers: conns_refused)
+set_param max_inbound 4
+report $? "max_inbound 4"
+"$peer" --src $src --count 6 --hold-ms 3000 "$node" >/tmp/peer.out 2>&1 &
+pid=$!
+sleep 1.5
+held=$(iface_peers)
+wait $pid
+sed 's/^/#   peer: /' /tmp/peer.out
+[ "$(field established /tmp/peer.out)" = 4 ] && [ "$(field reason_4 /tmp/peer.out)" = 2 ]
+report $? "6 connections at a cap of 4: 4 established, 2 refused (reason 4)"
+[ "$held" -le 4 ]
+report $? "the node held at most 4 connections ($held)"
+[ "$(($(iface_stat peers: conns_refused) - ${refused0:-0}))" = 2 ]
+report $? "counted as refused in ptlctl -s iface show"
+echo 1024 >$params/max_inbound
+wait_peers 0
+report $? "no connection left"
+
+# 4. The cap on inbound connections not yet established: the peer never
+# sends its RTU, the node's end stays connecting until the connect timeout.
+refused0=$(iface_stat peers: conns_refused)
+set_param max_inbound_pending 2
+report $? "max_inbound_pending 2"
+run_peer /tmp/peer.out --src $src --count 5 --no-establish --hold-ms 300
+[ "$(field accepted_no_rtu /tmp/peer.out)" = 2 ] && [ "$(field reason_4 /tmp/peer.out)" = 3 ]
+report $? "5 half-open connections at a cap of 2: 2 accepted, 3 refused (reason 4)"
+[ "$(($(iface_stat peers: conns_refused) - ${refused0:-0}))" = 3 ]
+report $? "counted as refused"
+echo 64 >$params/max_inbound_pending
+wait_peers 0
+report $? "the half-open connections end (connect timeout 3000 ms)"
+
+# 5. A peer that never answers CLOSE. Bounded by work: the node asks at
+# most PRD_CLOSE_ASKS (3) times, and a node that asks 10 times has no
+# bound.
+closes0=$(iface_stat peers: close_timeouts)
+echo 1 >$params/peer_idle_s
+run_peer /tmp/peer.out --src $src --until-closes 10 --until-gone --timeout-ms 300000
+echo 60 >$params/peer_idle_s
+asked=$(field CLOSE /tmp/peer.out)
+[ "$(field established /tmp/peer.out)" = 1 ] && [ "${asked:-0}" -ge 1 ] &&
+	[ "$asked" -lt 10 ] && [ "$(field disconnected /tmp/peer.out)" = 1 ]
+report $? "a peer that never answers CLOSE is disconnected after ${asked:-0} CLOSEs"
+[ "$(($(iface_stat peers: close_timeouts) - ${closes0:-0}))" = 1 ]
+report $? "counted as close_timeouts in ptlctl -s iface show"
+wait_peers 0
+report $? "its connection is freed"
+
+# 6. Nothing left.
+"$ptlctl" -s iface show 0 | sed 's/^/#   /'
+[ "$(rdma_res)" = "$res_bound" ]
+report $? "RDMA resources back to the bound interface's"
+"$ptlctl" iface unbind 0 && rmmod ptl_rdma && rmmod ptl
+report $? "unbound, ptl_rdma and ptl unload"
+[ "$(rdma_res)" = "$res0" ]
+report $? "RDMA resources back to before binding"
+rdma_rxe_down rxe0
+/sbin/ip link del pr0
+
+echo "# $tap_count tests, $failures failed"
+exit $((failures > 0))
