@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// An FI_EP_RDM endpoint on Portals 3.3: its portals, its two receive
+// queues (tagged and untagged), its eager bounce buffer and the operations
+// in flight. protocol.h has the layout; Documentation/mpi.md the protocols.
+#ifndef PTL_OFI_ENDPOINT_H
+#define PTL_OFI_ENDPOINT_H
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_tagged.h>
+
+#include <list>
+#include <memory>
+#include <unordered_map>
+
+#include "objects.h"
+
+namespace ptl::ofi {
+
+class RecvQueue;
+
+// Receives posted at once (each takes an ME and two events of the main
+// EQ); past it fi_trecv says -FI_EAGAIN (FI_RM_ENABLED).
+inline constexpr size_t kMaxPosted = 2048;
+
+// user_ptr of the MDs whose events are not an operation's; ops' ids start
+// above them. The unexpected EQ sees heap blocks (HeapBlock*) and the
+// catch-alls.
+enum : uintptr_t {
+  kTagBounce = 1,
+  kTagRequest = 2,
+  kTagCatchAllTagged = 3,
+  kTagCatchAllMsg = 4,
+  kFirstOpId = 16,
+};
+
+// One operation the application started and that has not completed.
+struct Op {
+  uint64_t id = 0;  // an MD's user_ptr: events of a finished op find nothing
+  enum class Kind { kSend, kRecv } kind = Kind::kRecv;
+  bool tagged = true;
+  bool report = true;  // a successful completion is written to the CQ
+  void* context = nullptr;
+  void* buf = nullptr;
+  size_t len = 0;
+  uint64_t tag = 0;
+  uint64_t data = 0;
+  uint64_t user_flags = 0;
+  // receive
+  RecvMatch match{};
+  ptl_process_id_t from{PTL_NID_ANY, PTL_PID_ANY};
+  ptl_handle_me_t me = PTL_INVALID_HANDLE;
+  ptl_handle_md_t md = PTL_INVALID_HANDLE;
+  size_t rlength = 0;  // the message's length, for truncation
+  uint64_t msg_bits = 0;
+  uint64_t msg_hdr = 0;
+  ptl_process_id_t msg_src{};
+  bool resend = false;  // data comes from the sender's bounce buffer, asked for
+  // long send
+  ptl_handle_me_t rndv_me = PTL_INVALID_HANDLE;
+};
+
+// A block of the overflow heap: short unexpected messages are deposited in
+// it by the kernel; it is recycled once full and emptied.
+struct HeapBlock {
+  std::unique_ptr<char[]> mem;
+  size_t size = 0;
+  ptl_handle_md_t md = PTL_INVALID_HANDLE;
+  bool attached = false;
+  unsigned live = 0;  // messages in it not yet received
+  RecvQueue* queue = nullptr;
+};
+
+// A message that arrived before its receive was posted.
+struct Unexpected {
+  ptl_process_id_t src{};
+  uint64_t bits = 0;
+  uint64_t hdr = 0;
+  size_t rlength = 0;
+  HeapBlock* block = nullptr;  // data at block->mem + offset; null: header only
+  size_t offset = 0;
+  void* claimed_by = nullptr;  // FI_PEEK | FI_CLAIM context
+};
+
+// Tagged or untagged receives: posted receives are MEs in front of a marker
+// ME (no MD, never matches); behind it the heap blocks and the catch-all.
+class RecvQueue {
+ public:
+  RecvQueue(Endpoint* ep, bool tagged) : ep_(ep), tagged_(tagged) {}
+  int Setup(ptl_pt_index_t pt, const Limits& limits);
+  void Teardown();
+
+  bool tagged() const { return tagged_; }
+  ptl_pt_index_t pt() const { return pt_; }
+  ptl_handle_me_t marker() const { return marker_; }
+  std::list<Unexpected>& unexpected() { return unexpected_; }
+
+  // An event on the unexpected EQ for this queue's heap or catch-all.
+  void OnHeapEvent(const ptl_event_t& ev, HeapBlock* block);
+  void OnCatchAllEvent(const ptl_event_t& ev);
+  void Release(HeapBlock* block);
+
+  // The first unexpected message a receive takes (claimed ones only by
+  // their claimer).
+  std::list<Unexpected>::iterator Find(const Op& op, void* claim_context);
+
+ private:
+  int AttachBlock(HeapBlock* block);
+
+  Endpoint* ep_;
+  bool tagged_;
+  ptl_pt_index_t pt_ = 0;
+  size_t eager_size_ = 0;
+  ptl_handle_me_t marker_ = PTL_INVALID_HANDLE;
+  ptl_handle_me_t catch_all_me_ = PTL_INVALID_HANDLE;
+  std::vector<std::unique_ptr<HeapBlock>> blocks_;
+  std::list<Unexpected> unexpected_;
+};
+
+// The eager bounce buffer: one bound MD over slots of eager_size bytes.
+// A slot is held from the send until the target's ACK, or until its data
+// was sent again on request (the heap had no room for it).
+struct BounceSlot {
+  uint32_t generation = 0;
+  bool busy = false;
+  bool acked = false;
+  size_t len = 0;
+  uint64_t op = 0;  // its send, until SEND_END (0: an inject)
+};
+
+class Endpoint {
+ public:
+  Endpoint(Domain* domain, const fi_info* info);
+  ~Endpoint();
+  void SetIndex(int index) { index_ = index; }
+  int Enable();
+  void Close();
+
+  Handle<fid_ep, Endpoint> h;
+  Domain* domain() const { return domain_; }
+  Av* av = nullptr;
+  Cq* tx_cq = nullptr;
+  Cq* rx_cq = nullptr;
+  bool tx_selective = false;
+  bool rx_selective = false;
+  uint64_t tx_op_flags = 0;
+  uint64_t rx_op_flags = 0;
+  bool enabled() const { return enabled_; }
+  Address address() const;
+  ptl_handle_eq_t eq() const { return eq_; }
+  ptl_handle_eq_t ueq() const { return ueq_; }
+
+  // Data operations (the fi_ops_tagged / fi_ops_msg entry points).
+  ssize_t Send(bool tagged, const void* buf, size_t len, fi_addr_t dest, uint64_t tag,
+               uint64_t data, bool has_data, void* context, uint64_t flags);
+  ssize_t Recv(bool tagged, void* buf, size_t len, fi_addr_t src, uint64_t tag, uint64_t ignore,
+               void* context, uint64_t flags);
+  ssize_t Cancel(void* context);
+
+  // Turns every pending Portals event into protocol steps and completions.
+  void Progress();
+  void HandleEvent(const ptl_event_t& ev, bool unexpected_eq);
+  // Keep the lock while waiting for events of either EQ from outside.
+  std::mutex& mutex() { return mutex_; }
+
+  // Used by RecvQueue.
+  ptl_handle_ni_t ni() const;
+  int Deliver(RecvQueue& q, std::list<Unexpected>::iterator it, Op* op);
+  void Complete(Op* op, size_t len, int err, size_t olen);
+  const Limits& limits() const { return limits_; }
+
+ private:
+  ssize_t SendEager(const Address& dest, ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits,
+                    uint64_t hdr_data_fields, const void* buf, size_t len, Op* op, bool has_data,
+                    uint64_t data);
+  ssize_t SendLong(ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits, Op* op, bool has_data,
+                   uint64_t data);
+  ssize_t PostRecv(RecvQueue& q, Op* op);
+  ssize_t Peek(RecvQueue& q, Op* op, uint64_t flags);
+  void OnMainEvent(const ptl_event_t& ev);
+  void OnBounceEvent(const ptl_event_t& ev);
+  void OnRequest(const ptl_event_t& ev);
+  void OnOpEvent(const ptl_event_t& ev, Op* op);
+  void FreeSlot(size_t slot);
+  int Pull(const Unexpected& u, Op* op);
+  int RequestResend(const Unexpected& u, Op* op);
+  void Drain(ptl_handle_eq_t eq, bool unexpected_eq);
+  void FillFromMessage(Op* op, ptl_process_id_t src, uint64_t bits, uint64_t hdr);
+  bool Lookup(fi_addr_t addr, Address* out) const;
+  void Fail(const char* what, int rc);
+  Op* NewOp();
+  Op* FindOp(uint64_t id);
+
+  Domain* domain_;
+  Limits limits_;
+  int index_ = -1;
+  bool enabled_ = false;
+  std::mutex mutex_;
+  ptl_handle_eq_t eq_ = PTL_EQ_NONE;   // sends, posted receives, pulls, requests
+  ptl_handle_eq_t ueq_ = PTL_EQ_NONE;  // heap and catch-all: what PtlMDUpdate tests
+  RecvQueue tagged_q_;
+  RecvQueue msg_q_;
+  std::unique_ptr<char[]> bounce_;
+  ptl_handle_md_t bounce_md_ = PTL_INVALID_HANDLE;
+  std::vector<BounceSlot> slots_;
+  std::vector<size_t> free_slots_;
+  ptl_handle_md_t empty_md_ = PTL_INVALID_HANDLE;  // zero bytes, for requests
+  ptl_handle_me_t request_me_ = PTL_INVALID_HANDLE;
+  uint32_t next_cookie_ = 1;
+  std::unordered_map<uint64_t, std::unique_ptr<Op>> ops_;  // in flight, by id
+  uint64_t next_op_id_ = kFirstOpId;
+  size_t posted_ = 0;  // receives with an ME, each 2 events of eq_
+};
+
+int OpenEndpoint(fid_domain* domain, fi_info* info, fid_ep** out, void* context);
+
+}  // namespace ptl::ofi
+
+#endif  // PTL_OFI_ENDPOINT_H

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Sending (seed 004's short and long protocols on Portals 3.3):
+//
+// Eager (len <= eager_size): the data is copied into a slot of the bounce
+// MD and put with an ACK requested. The send completes at SEND_END (the
+// target's transport has it all); the slot is kept until the target's ACK,
+// which comes from a posted receive or a heap block, i.e. once the data is
+// in the receiver's memory. If the heap had no room, the message met the
+// catch-all (no ACK) and the receiver asks for the data again once a
+// receive takes it: a put to our request portal naming the slot's cookie,
+// answered with the slot's data put to the receiver's resend portal.
+//
+// Long: the buffer is exposed for a get by the receiver on our rndv portal
+// (match bits: the cookie, only for that receiver), then put whole. A posted
+// receive takes it and ACKs: done, the exposure is withdrawn. Otherwise the
+// catch-all kept its header and the receiver pulls the data when a receive
+// takes it: done at GET_END.
+#include <cstring>
+
+#include "endpoint.h"
+#include "md.h"
+
+namespace ptl::ofi {
+
+namespace {
+
+// A slot's cookie: its index and a generation, so that a request for a
+// slot already reused names nothing.
+constexpr uint32_t SlotCookie(size_t slot, uint32_t generation) {
+  return ((generation & 0x7fff) << 16) | static_cast<uint32_t>(slot);
+}
+
+}  // namespace
+
+bool Endpoint::Lookup(fi_addr_t addr, Address* out) const {
+  return av && addr != FI_ADDR_UNSPEC && av->Lookup(addr, out) && out->ep < kMaxEndpoints;
+}
+
+ssize_t Endpoint::Send(bool tagged, const void* buf, size_t len, fi_addr_t dest, uint64_t tag,
+                       uint64_t data, bool has_data, void* context, uint64_t flags) {
+  std::lock_guard lock(mutex_);
+  if (!enabled_) return -FI_EOPBADSTATE;
+  if (len > limits_.max_msg_size) return -FI_EMSGSIZE;
+  if (len && !buf) return -FI_EINVAL;
+  if (tag & ~kTagMask) return -FI_EINVAL;
+  Address to;
+  if (!Lookup(dest, &to)) return -FI_EINVAL;
+  const ptl_process_id_t id{to.nid, to.pid};
+  const auto pt =
+      static_cast<ptl_pt_index_t>(to.ep * kPtsPerEndpoint + (tagged ? kPtTagged : kPtMsg));
+  if (flags & FI_INJECT) {
+    if (len > limits_.inject_size) return -FI_EMSGSIZE;
+    return SendEager(to, id, pt, MatchBits(false, static_cast<unsigned>(index_), tag), 0, buf, len,
+                     nullptr, has_data, data);
+  }
+  Op* op = NewOp();
+  op->kind = Op::Kind::kSend;
+  op->tagged = tagged;
+  op->context = context;
+  op->buf = const_cast<void*>(buf);
+  op->len = len;
+  op->tag = tag;
+  op->user_flags = flags;
+  op->report = !tx_selective || (flags & FI_COMPLETION);
+  const bool is_long = len > limits_.eager_size;
+  const uint64_t bits = MatchBits(is_long, static_cast<unsigned>(index_), tag);
+  ssize_t rc = is_long ? SendLong(id, pt, bits, op, has_data, data)
+                       : SendEager(to, id, pt, bits, 0, buf, len, op, has_data, data);
+  if (rc) ops_.erase(op->id);
+  return rc;
+}
+
+ssize_t Endpoint::SendEager(const Address&, ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits,
+                            uint64_t, const void* buf, size_t len, Op* op, bool has_data,
+                            uint64_t data) {
+  if (free_slots_.empty()) {
+    Drain(eq_, false);  // ACKs free slots
+    if (free_slots_.empty()) return -FI_EAGAIN;
+  }
+  const size_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  BounceSlot& s = slots_[slot];
+  s.generation++;
+  s.busy = true;
+  s.len = len;
+  s.op = op ? op->id : 0;
+  const ptl_size_t offset = slot * limits_.eager_size;
+  if (len) std::memcpy(bounce_.get() + offset, buf, len);
+  const int rc = PtlPutRegion(bounce_md_, offset, len, PTL_ACK_REQ, to, pt, 0, bits, offset,
+                              HdrData(has_data, SlotCookie(slot, s.generation), data));
+  if (rc != PTL_OK) {
+    FreeSlot(slot);
+    return FromPtl(rc);
+  }
+  return 0;
+}
+
+ssize_t Endpoint::SendLong(ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits, Op* op,
+                           bool has_data, uint64_t data) {
+  uint32_t cookie = next_cookie_++ & kCookieMask;
+  if (!cookie) cookie = next_cookie_++ & kCookieMask;
+  const auto rndv_pt = static_cast<ptl_pt_index_t>(index_ * kPtsPerEndpoint + kPtRndv);
+  int rc = PtlMEAttach(ni(), rndv_pt, to, cookie, 0, PTL_UNLINK, PTL_INS_AFTER, &op->rndv_me);
+  if (rc != PTL_OK) return FromPtl(rc);
+  ptl_handle_md_t rndv_md;
+  rc = PtlMDAttach(
+      op->rndv_me,
+      MakeMd(op->buf, op->len, 1, PTL_MD_OP_GET | PTL_MD_EVENT_START_DISABLE, op->id, eq_),
+      PTL_UNLINK, &rndv_md);
+  // The put MD: its SEND_END and the ACK, if a posted receive sends one.
+  if (rc == PTL_OK)
+    rc = PtlMDBind(ni(), MakeMd(op->buf, op->len, 2, PTL_MD_EVENT_START_DISABLE, op->id, eq_),
+                   PTL_UNLINK, &op->md);
+  if (rc == PTL_OK)
+    rc = PtlPut(op->md, PTL_ACK_REQ, to, pt, 0, bits, 0, HdrData(has_data, cookie, data));
+  if (rc != PTL_OK) {
+    PtlMEUnlink(op->rndv_me);
+    if (op->md != PTL_INVALID_HANDLE) PtlMDUnlink(op->md);
+    return FromPtl(rc);
+  }
+  return 0;
+}
+
+void Endpoint::FreeSlot(size_t slot) {
+  BounceSlot& s = slots_[slot];
+  if (!s.busy) return;
+  s.busy = false;
+  s.op = 0;
+  free_slots_.push_back(slot);
+}
+
+void Endpoint::OnBounceEvent(const ptl_event_t& ev) {
+  const size_t slot = ev.offset / limits_.eager_size;
+  if (slot >= slots_.size() || !slots_[slot].busy) return;
+  BounceSlot& s = slots_[slot];
+  const bool failed = ev.ni_fail_type != PTL_NI_OK;
+  if (ev.type == PTL_EVENT_SEND_END) {
+    if (Op* op = FindOp(s.op)) Complete(op, failed ? 0 : s.len, failed ? FI_EIO : 0, 0);
+    s.op = 0;
+    if (failed) FreeSlot(slot);  // no ACK will come
+  } else if (ev.type == PTL_EVENT_ACK) {
+    FreeSlot(slot);
+  }
+}
+
+// A receiver asks for the data of a message the heap had no room for.
+void Endpoint::OnRequest(const ptl_event_t& ev) {
+  if (ev.type != PTL_EVENT_PUT_END || ev.ni_fail_type != PTL_NI_OK) return;
+  const auto cookie = static_cast<uint32_t>(ev.match_bits);
+  const size_t slot = cookie & 0xffff;
+  const uint64_t requester_ep = ev.hdr_data;
+  if (slot >= slots_.size() || requester_ep >= kMaxEndpoints) return;
+  BounceSlot& s = slots_[slot];
+  if (!s.busy || SlotCookie(slot, s.generation) != cookie) return;
+  const ptl_size_t offset = slot * limits_.eager_size;
+  const auto pt = static_cast<ptl_pt_index_t>(requester_ep * kPtsPerEndpoint + kPtResend);
+  const int rc =
+      PtlPutRegion(bounce_md_, offset, s.len, PTL_ACK_REQ, ev.initiator, pt, 0, cookie, offset, 0);
+  if (rc != PTL_OK) Fail("resending a message", rc);
+}
+
+}  // namespace ptl::ofi

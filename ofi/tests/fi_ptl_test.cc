@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The ptl provider through libfabric's own API, against ptl.ko: two
+// endpoints of one process (one Portals NI, two endpoints' portals), so
+// every protocol runs through the kernel's matching and delivery. Needs
+// /dev/portals (run in a guest: selftests/ofi_test.sh) and
+// FI_PROVIDER_PATH pointing at libptl-fi.so's directory.
+//
+// Semantics checked are fi_tagged(3), fi_msg(3), fi_cq(3), fi_av(3),
+// fi_endpoint(3) and fi_getinfo(3).
+#include <gtest/gtest.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#include <chrono>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define FI_OK(call)                                                            \
+  do {                                                                         \
+    const auto rc_ = (call);                                                   \
+    ASSERT_EQ(rc_, 0) << #call << ": " << fi_strerror(static_cast<int>(-rc_)); \
+  } while (0)
+
+std::vector<char> Pattern(size_t len, unsigned seed) {
+  std::vector<char> v(len);
+  for (size_t i = 0; i < len; ++i) v[i] = static_cast<char>((i * 131 + seed * 7 + 1) & 0xff);
+  return v;
+}
+
+class FiPtl : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fi_info* hints = fi_allocinfo();
+    hints->caps = FI_TAGGED | FI_MSG | FI_DIRECTED_RECV | FI_SOURCE;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->domain_attr->cq_data_size = 4;
+    hints->fabric_attr->prov_name = strdup("ptl");
+    const int rc = fi_getinfo(FI_VERSION(1, 5), nullptr, nullptr, 0, hints, &info_);
+    fi_freeinfo(hints);
+    ASSERT_EQ(rc, 0) << "fi_getinfo: " << fi_strerror(-rc);
+    FI_OK(fi_fabric(info_->fabric_attr, &fabric_, nullptr));
+    FI_OK(fi_domain(fabric_, info_, &domain_, nullptr));
+    fi_av_attr av_attr{};
+    av_attr.type = av_type_;
+    FI_OK(fi_av_open(domain_, &av_attr, &av_, nullptr));
+    fi_cq_attr cq_attr{};
+    cq_attr.format = FI_CQ_FORMAT_TAGGED;
+    for (int i = 0; i < 2; ++i) {
+      FI_OK(fi_cq_open(domain_, &cq_attr, &cq_[i], nullptr));
+      FI_OK(fi_endpoint(domain_, info_, &ep_[i], nullptr));
+      FI_OK(fi_ep_bind(ep_[i], &av_->fid, 0));
+      FI_OK(fi_ep_bind(ep_[i], &cq_[i]->fid, FI_TRANSMIT | FI_RECV));
+      FI_OK(fi_enable(ep_[i]));
+      char name[64];
+      size_t len = sizeof(name);
+      FI_OK(fi_getname(&ep_[i]->fid, name, &len));
+      ASSERT_EQ(fi_av_insert(av_, name, 1, &addr_[i], 0, nullptr), 1);
+    }
+  }
+
+  void TearDown() override {
+    auto close = [](fid_t f) {
+      if (f) {
+        EXPECT_EQ(fi_close(f), 0);
+      }
+    };
+    for (int i = 0; i < 2; ++i) {
+      close(ep_[i] ? &ep_[i]->fid : nullptr);
+      close(cq_[i] ? &cq_[i]->fid : nullptr);
+    }
+    close(av_ ? &av_->fid : nullptr);
+    close(domain_ ? &domain_->fid : nullptr);
+    close(fabric_ ? &fabric_->fid : nullptr);
+    fi_freeinfo(info_);
+  }
+
+  // The next completion of cq_[i] (success or error) within 10 s.
+  ssize_t Wait(int i, fi_cq_tagged_entry* e, fi_addr_t* src = nullptr,
+               fi_cq_err_entry* err = nullptr) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < end) {
+      ssize_t n = fi_cq_readfrom(cq_[i], e, 1, src);
+      if (n == 1) return 1;
+      if (n == -FI_EAVAIL) {
+        fi_cq_err_entry tmp{};
+        fi_cq_err_entry* out = err ? err : &tmp;
+        EXPECT_EQ(fi_cq_readerr(cq_[i], out, 0), 1);
+        return -out->err;
+      }
+      if (n != -FI_EAGAIN) return n;
+    }
+    return -FI_ETIMEDOUT;
+  }
+
+  // Progresses both endpoints for `ms` without taking completions.
+  void Spin(int ms) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < end) {
+      fi_cq_read(cq_[0], nullptr, 0);
+      fi_cq_read(cq_[1], nullptr, 0);
+    }
+  }
+
+  // A send from 0 to 1 and its receive, posted before the message arrives
+  // or after (then it is unexpected: in the heap, or a header to pull).
+  void Roundtrip(size_t len, bool post_first) {
+    auto out = Pattern(len, static_cast<unsigned>(len));
+    std::vector<char> in(len + 16, 0x5a);
+    fi_context sctx{}, rctx{};
+    if (post_first) FI_OK(fi_trecv(ep_[1], in.data(), len, nullptr, addr_[0], 77, 0, &rctx));
+    FI_OK(fi_tsend(ep_[0], out.data(), len, nullptr, addr_[1], 77, &sctx));
+    if (!post_first) {
+      Spin(50);
+      FI_OK(fi_trecv(ep_[1], in.data(), len, nullptr, addr_[0], 77, 0, &rctx));
+    }
+    fi_cq_tagged_entry e{};
+    ASSERT_EQ(Wait(0, &e), 1) << "send of " << len;
+    EXPECT_EQ(e.op_context, &sctx);
+    ASSERT_EQ(Wait(1, &e), 1) << "receive of " << len;
+    EXPECT_EQ(e.op_context, &rctx);
+    EXPECT_EQ(e.len, len);
+    EXPECT_EQ(e.tag, 77U);
+    EXPECT_EQ(std::memcmp(in.data(), out.data(), len), 0) << len << " bytes";
+    EXPECT_EQ(in[len], 0x5a) << "wrote past the buffer";
+  }
+
+  fi_av_type av_type_ = FI_AV_MAP;
+  fi_info* info_ = nullptr;
+  fid_fabric* fabric_ = nullptr;
+  fid_domain* domain_ = nullptr;
+  fid_av* av_ = nullptr;
+  fid_cq* cq_[2] = {};
+  fid_ep* ep_[2] = {};
+  fi_addr_t addr_[2] = {};
+};
+
+TEST_F(FiPtl, EagerExpectedAndUnexpected) {
+  for (size_t len : {0UL, 1UL, 64UL, 4096UL, 8192UL}) {
+    Roundtrip(len, true);
+    Roundtrip(len, false);
+  }
+}
+
+TEST_F(FiPtl, LongExpectedAndUnexpectedArePulled) {
+  for (size_t len : {8193UL, 65536UL, 1UL << 20, 16UL << 20}) {
+    Roundtrip(len, true);
+    Roundtrip(len, false);
+  }
+}
+
+TEST_F(FiPtl, TruncationIsAnErrorCompletionWithOlen) {
+  for (size_t len : {100UL, 100000UL}) {
+    for (bool post_first : {true, false}) {
+      auto out = Pattern(len, 3);
+      std::vector<char> in(len / 2);
+      fi_context rctx{};
+      if (post_first)
+        FI_OK(fi_trecv(ep_[1], in.data(), in.size(), nullptr, FI_ADDR_UNSPEC, 5, 0, &rctx));
+      FI_OK(fi_tsend(ep_[0], out.data(), len, nullptr, addr_[1], 5, nullptr));
+      if (!post_first) {
+        Spin(50);
+        FI_OK(fi_trecv(ep_[1], in.data(), in.size(), nullptr, FI_ADDR_UNSPEC, 5, 0, &rctx));
+      }
+      fi_cq_tagged_entry e{};
+      ASSERT_EQ(Wait(0, &e), 1);
+      fi_cq_err_entry err{};
+      ASSERT_EQ(Wait(1, &e, nullptr, &err), -FI_ETRUNC) << len << (post_first ? " posted" : "");
+      EXPECT_EQ(err.op_context, &rctx);
+      EXPECT_EQ(err.len, in.size());
+      EXPECT_EQ(err.olen, len - in.size());
+      EXPECT_EQ(std::memcmp(in.data(), out.data(), in.size()), 0);
+    }
+  }
+}
+
+TEST_F(FiPtl, TagsIgnoreBitsAndOrder) {
+  // Sent 10, 11, 10, 12 (tags); a receive for 10 takes the first 10, one
+  // ignoring the low bits takes the next in order.
+  const uint64_t tags[] = {10, 11, 10, 12};
+  int payload[4] = {100, 101, 102, 103};
+  for (int i = 0; i < 4; ++i)
+    FI_OK(fi_tsend(ep_[0], &payload[i], sizeof(int), nullptr, addr_[1], tags[i], nullptr));
+  fi_cq_tagged_entry e{};
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(Wait(0, &e), 1);
+  int got = 0;
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 10, 0, nullptr));
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(got, 100);
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 8, 0x7, nullptr));
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(got, 101);
+  EXPECT_EQ(e.tag, 11U);
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 0, ~0ULL, nullptr));
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(got, 102);
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 12, 0, nullptr));
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(got, 103);
+}
+
+TEST_F(FiPtl, SourceAndRemoteCqData) {
+  uint32_t v = 0xfeedbeef, got = 0;
+  fi_addr_t src = FI_ADDR_NOTAVAIL;
+  FI_OK(fi_tsenddata(ep_[0], &v, sizeof(v), nullptr, 0x12345678, addr_[1], 9, nullptr));
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 9, 0, nullptr));
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(Wait(0, &e), 1);
+  ASSERT_EQ(Wait(1, &e, &src), 1);
+  EXPECT_EQ(got, v);
+  EXPECT_TRUE(e.flags & FI_REMOTE_CQ_DATA);
+  EXPECT_EQ(e.data, 0x12345678U);
+  EXPECT_EQ(src, addr_[0]);
+}
+
+TEST_F(FiPtl, DirectedReceiveIgnoresOtherSources) {
+  // Endpoint 1 sends to itself and endpoint 0 sends to it; a receive
+  // directed at endpoint 0 takes endpoint 0's message only.
+  int mine = 1, theirs = 2, got = 0;
+  FI_OK(fi_tsend(ep_[1], &mine, sizeof(int), nullptr, addr_[1], 4, nullptr));
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(Wait(1, &e), 1);
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, addr_[0], 4, 0, nullptr));
+  EXPECT_EQ(fi_cq_read(cq_[1], &e, 1), -FI_EAGAIN);
+  FI_OK(fi_tsend(ep_[0], &theirs, sizeof(int), nullptr, addr_[1], 4, nullptr));
+  ASSERT_EQ(Wait(0, &e), 1);
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(got, 2);
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 4, 0, nullptr));
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(got, 1);
+}
+
+TEST_F(FiPtl, InjectNeedsNoCompletionAndReusesTheBuffer) {
+  char buf[64];
+  std::memset(buf, 'a', sizeof(buf));
+  FI_OK(fi_tinject(ep_[0], buf, sizeof(buf), addr_[1], 3));
+  std::memset(buf, 'b', sizeof(buf));  // the provider copied it
+  char in[64] = {};
+  FI_OK(fi_trecv(ep_[1], in, sizeof(in), nullptr, FI_ADDR_UNSPEC, 3, 0, nullptr));
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(std::string(in, 64), std::string(64, 'a'));
+  EXPECT_EQ(fi_cq_read(cq_[0], &e, 1), -FI_EAGAIN);
+  std::vector<char> big(info_->tx_attr->inject_size + 1);
+  EXPECT_EQ(fi_tinject(ep_[0], big.data(), big.size(), addr_[1], 3), -FI_EMSGSIZE);
+}
+
+TEST_F(FiPtl, PeekClaimAndDiscard) {
+  int a = 1, b = 2, got = 0;
+  FI_OK(fi_tsend(ep_[0], &a, sizeof(int), nullptr, addr_[1], 20, nullptr));
+  FI_OK(fi_tsend(ep_[0], &b, sizeof(int), nullptr, addr_[1], 21, nullptr));
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(Wait(0, &e), 1);
+  ASSERT_EQ(Wait(0, &e), 1);
+
+  fi_msg_tagged msg{};
+  fi_context ctx{};
+  msg.addr = FI_ADDR_UNSPEC;
+  msg.tag = 99;
+  msg.context = &ctx;
+  FI_OK(fi_trecvmsg(ep_[1], &msg, FI_PEEK));
+  EXPECT_EQ(Wait(1, &e), -FI_ENOMSG);  // nothing with tag 99
+
+  msg.tag = 20;
+  FI_OK(fi_trecvmsg(ep_[1], &msg, FI_PEEK | FI_CLAIM));
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(e.len, sizeof(int));
+  EXPECT_EQ(e.tag, 20U);
+  // Claimed: an ordinary receive for 20 does not take it.
+  FI_OK(fi_tsend(ep_[0], &b, sizeof(int), nullptr, addr_[1], 20, nullptr));
+  ASSERT_EQ(Wait(0, &e), 1);
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 20, 0, nullptr));
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(got, 2);
+  iovec iov{&got, sizeof(got)};
+  msg.msg_iov = &iov;
+  msg.iov_count = 1;
+  FI_OK(fi_trecvmsg(ep_[1], &msg, FI_CLAIM));
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(got, 1);
+
+  msg.tag = 21;
+  msg.msg_iov = nullptr;
+  msg.iov_count = 0;
+  FI_OK(fi_trecvmsg(ep_[1], &msg, FI_PEEK | FI_DISCARD));
+  ASSERT_EQ(Wait(1, &e), 1);
+  FI_OK(fi_trecvmsg(ep_[1], &msg, FI_PEEK));
+  EXPECT_EQ(Wait(1, &e), -FI_ENOMSG);
+}
+
+TEST_F(FiPtl, CancelAPostedReceive) {
+  int got = 0;
+  fi_context ctx{};
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 55, 0, &ctx));
+  FI_OK(fi_cancel(&ep_[1]->fid, &ctx));
+  fi_cq_tagged_entry e{};
+  fi_cq_err_entry err{};
+  ASSERT_EQ(Wait(1, &e, nullptr, &err), -FI_ECANCELED);
+  EXPECT_EQ(err.op_context, &ctx);
+  EXPECT_EQ(fi_cancel(&ep_[1]->fid, &ctx), -FI_ENOENT);
+  // The cancelled receive no longer matches.
+  int v = 5;
+  FI_OK(fi_tsend(ep_[0], &v, sizeof(v), nullptr, addr_[1], 55, nullptr));
+  ASSERT_EQ(Wait(0, &e), 1);
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 55, 0, nullptr));
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(got, 5);
+}
+
+// More unexpected bytes than the overflow heap holds: the rest keep only
+// their headers, their data is asked for again when received, and every
+// message arrives, in order.
+TEST_F(FiPtl, HeapExhaustionLosesNothing) {
+  const size_t len = 8000;
+  // The tagged heap (4 x 128 KiB) holds 64 of them; the other 56 keep
+  // their bounce slots (128) until asked for.
+  const int count = 120;
+  std::vector<std::vector<char>> out;
+  int sent = 0;
+  fi_cq_tagged_entry e{};
+  for (int i = 0; i < count; ++i) {
+    out.push_back(Pattern(len, static_cast<unsigned>(i)));
+    ssize_t rc;
+    while ((rc = fi_tsend(ep_[0], out.back().data(), len, nullptr, addr_[1], 1, nullptr)) ==
+           -FI_EAGAIN) {
+      while (fi_cq_read(cq_[0], &e, 1) == 1) ++sent;
+    }
+    ASSERT_EQ(rc, 0);
+  }
+  while (sent < count) {
+    ASSERT_EQ(Wait(0, &e), 1);
+    ++sent;
+  }
+  std::vector<char> in(len);
+  for (int i = 0; i < count; ++i) {
+    FI_OK(fi_trecv(ep_[1], in.data(), len, nullptr, FI_ADDR_UNSPEC, 1, 0, nullptr));
+    // Serve endpoint 0's resend requests while waiting.
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    ssize_t n;
+    while ((n = fi_cq_read(cq_[1], &e, 1)) == -FI_EAGAIN && std::chrono::steady_clock::now() < end)
+      fi_cq_read(cq_[0], nullptr, 0);
+    ASSERT_EQ(n, 1) << "message " << i;
+    ASSERT_EQ(std::memcmp(in.data(), out[static_cast<size_t>(i)].data(), len), 0) << i;
+  }
+}
+
+TEST_F(FiPtl, UntaggedMessages) {
+  char out[] = "untagged", in[16] = {};
+  FI_OK(fi_send(ep_[0], out, sizeof(out), nullptr, addr_[1], nullptr));
+  FI_OK(fi_recv(ep_[1], in, sizeof(in), nullptr, FI_ADDR_UNSPEC, nullptr));
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(Wait(0, &e), 1);
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_TRUE(e.flags & FI_MSG);
+  EXPECT_STREQ(in, out);
+}
+
+TEST_F(FiPtl, BadArgumentsAreRefused) {
+  int v = 0;
+  EXPECT_EQ(fi_tsend(ep_[0], &v, sizeof(v), nullptr, addr_[1], 1ULL << 60, nullptr), -FI_EINVAL);
+  fi_addr_t bogus = 0xffffffffffff00ffULL;
+  EXPECT_EQ(fi_tsend(ep_[0], &v, sizeof(v), nullptr, bogus, 1, nullptr), -FI_EINVAL);
+  EXPECT_EQ(fi_tsend(ep_[0], nullptr, 8, nullptr, addr_[1], 1, nullptr), -FI_EINVAL);
+  char bad_addr[8] = {1, 2, 3, 4, 5, 6, 7, 99};
+  fi_addr_t out;
+  EXPECT_EQ(fi_av_insert(av_, bad_addr, 1, &out, 0, nullptr), 0);
+  EXPECT_EQ(out, FI_ADDR_NOTAVAIL);
+}
+
+TEST_F(FiPtl, AvStraddrAndLookup) {
+  char name[8];
+  size_t len = sizeof(name);
+  FI_OK(fi_av_lookup(av_, addr_[0], name, &len));
+  EXPECT_EQ(len, 8U);
+  char str[64];
+  size_t slen = sizeof(str);
+  fi_av_straddr(av_, name, str, &slen);
+  EXPECT_EQ(std::string(str).rfind("fi_ptl://", 0), 0U) << str;
+}
+
+class FiPtlTable : public FiPtl {
+ protected:
+  FiPtlTable() { av_type_ = FI_AV_TABLE; }
+};
+
+TEST_F(FiPtlTable, TableAddressesAndSource) {
+  EXPECT_EQ(addr_[0], 0U);
+  EXPECT_EQ(addr_[1], 1U);
+  int v = 7, got = 0;
+  fi_addr_t src = FI_ADDR_NOTAVAIL;
+  FI_OK(fi_tsend(ep_[0], &v, sizeof(v), nullptr, addr_[1], 2, nullptr));
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 2, 0, nullptr));
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(Wait(0, &e), 1);
+  ASSERT_EQ(Wait(1, &e, &src), 1);
+  EXPECT_EQ(got, 7);
+  EXPECT_EQ(src, addr_[0]);
+}
+
+}  // namespace
