@@ -102,15 +102,7 @@ const char* AvStraddr(fid_av*, const void* addr, char* buf, size_t* len) {
   return buf;
 }
 
-fi_ops av_fid_ops = {
-    .size = sizeof(fi_ops),
-    .close = AvClose,
-    .bind = NoSys<int>,
-    .control = NoSys<int>,
-    .ops_open = NoSys<int>,
-    .tostr = NoSys<int>,
-    .ops_set = NoSys<int>,
-};
+fi_ops av_fid_ops = FidOps(AvClose);
 
 fi_ops_av av_ops = {
     .size = sizeof(fi_ops_av),

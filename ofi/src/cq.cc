@@ -92,30 +92,6 @@ ssize_t CqReadErr(fid_cq* f, fi_cq_err_entry* buf, uint64_t flags) {
   return 1;
 }
 
-// Locks the endpoints in address order, waits up to `ms` for one event on
-// any of their EQs and handles it.
-void WaitOnce(Cq* cq, int ms) {
-  std::vector<Endpoint*> eps;
-  {
-    std::lock_guard lock(cq->mutex);
-    eps = cq->endpoints;
-  }
-  if (eps.empty()) return;
-  std::sort(eps.begin(), eps.end());
-  std::vector<ptl_handle_eq_t> eqs;
-  for (Endpoint* ep : eps) {
-    ep->mutex().lock();
-    eqs.push_back(ep->eq());
-    eqs.push_back(ep->ueq());
-  }
-  ptl_event_t ev;
-  int which = -1;
-  int rc = PtlEQPoll(eqs.data(), static_cast<int>(eqs.size()), ms, &ev, &which);
-  if ((rc == PTL_OK || rc == PTL_EQ_DROPPED) && which >= 0)
-    eps[static_cast<size_t>(which) / 2]->HandleEvent(ev, which % 2 == 1);
-  for (Endpoint* ep : eps) ep->mutex().unlock();
-}
-
 ssize_t CqSReadFrom(fid_cq* f, void* buf, size_t count, fi_addr_t* src, const void* cond,
                     int timeout) {
   Cq* cq = OwnerOf<Cq>(f);
@@ -128,7 +104,12 @@ ssize_t CqSReadFrom(fid_cq* f, void* buf, size_t count, fi_addr_t* src, const vo
     if (cq->signaled.exchange(false)) return -FI_EAGAIN;
     if (timeout >= 0 && waited >= timeout) return -FI_EAGAIN;
     const int slice = timeout < 0 ? kSliceMs : std::min(kSliceMs, timeout - waited);
-    WaitOnce(cq, slice);
+    std::vector<Endpoint*> eps;
+    {
+      std::lock_guard lock(cq->mutex);
+      eps = cq->endpoints;
+    }
+    WaitForEvent(std::move(eps), slice);
     waited += slice;
   }
 }
@@ -160,15 +141,7 @@ int CqControl(fid*, int command, void*) {
   return command == FI_GETWAIT ? -FI_ENODATA : -FI_ENOSYS;
 }
 
-fi_ops cq_fid_ops = {
-    .size = sizeof(fi_ops),
-    .close = CqClose,
-    .bind = NoSys<int>,
-    .control = CqControl,
-    .ops_open = NoSys<int>,
-    .tostr = NoSys<int>,
-    .ops_set = NoSys<int>,
-};
+fi_ops cq_fid_ops = FidOps(CqClose, NoSys<int>, CqControl);
 
 fi_ops_cq cq_ops = {
     .size = sizeof(fi_ops_cq),

@@ -47,15 +47,7 @@ int MrClose(fid* f) {
   return 0;
 }
 
-fi_ops mr_fid_ops = {
-    .size = sizeof(fi_ops),
-    .close = MrClose,
-    .bind = NoSys<int>,
-    .control = NoSys<int>,
-    .ops_open = NoSys<int>,
-    .tostr = NoSys<int>,
-    .ops_set = NoSys<int>,
-};
+fi_ops mr_fid_ops = FidOps(MrClose);
 
 int MrRegAttr(fid* f, const fi_mr_attr* attr, uint64_t, fid_mr** out) {
   if (f->fclass != FI_CLASS_DOMAIN || !attr) return -FI_EINVAL;
@@ -104,15 +96,7 @@ fi_ops_mr mr_ops = {
     .regattr = MrRegAttr,
 };
 
-fi_ops domain_fid_ops = {
-    .size = sizeof(fi_ops),
-    .close = DomainClose,
-    .bind = NoSys<int>,
-    .control = NoSys<int>,
-    .ops_open = NoSys<int>,
-    .tostr = NoSys<int>,
-    .ops_set = NoSys<int>,
-};
+fi_ops domain_fid_ops = FidOps(DomainClose);
 
 fi_ops_domain domain_ops = {
     .size = sizeof(fi_ops_domain),
@@ -120,7 +104,7 @@ fi_ops_domain domain_ops = {
     .cq_open = OpenCq,
     .endpoint = OpenEndpoint,
     .scalable_ep = NoSys<int>,
-    .cntr_open = NoSys<int>,
+    .cntr_open = OpenCntr,
     .poll_open = NoSys<int>,
     .stx_ctx = NoSys<int>,
     .srx_ctx = NoSys<int>,

@@ -42,7 +42,8 @@ Address Endpoint::address() const {
 int Endpoint::Enable() {
   std::lock_guard lock(mutex_);
   if (enabled_) return 0;
-  if (!av || (!tx_cq && !rx_cq)) return -FI_ENOCQ;
+  if (!av) return -FI_ENOAV;
+  if (!tx_cq && !rx_cq && !send_cntr && !recv_cntr) return -FI_ENOCQ;
   const ptl_pt_index_t base = static_cast<ptl_pt_index_t>(index_ * kPtsPerEndpoint);
   int rc = PtlEQAlloc(ni(), kEqEvents, PTL_EQ_HANDLER_NONE, &eq_);
   if (rc == PTL_OK) rc = PtlEQAlloc(ni(), kEqEvents, PTL_EQ_HANDLER_NONE, &ueq_);
@@ -114,6 +115,13 @@ void Unbind(Cq* cq, Endpoint* ep) {
   std::erase(cq->endpoints, ep);
 }
 
+void UnbindCntr(Cntr* cntr, Endpoint* ep) {
+  if (!cntr) return;
+  std::lock_guard lock(cntr->mutex);
+  std::erase(cntr->endpoints, ep);
+  cntr->refs--;
+}
+
 int EpClose(fid* f) {
   Endpoint* ep = EpOf(f);
   Unbind(ep->tx_cq, ep);
@@ -121,6 +129,11 @@ int EpClose(fid* f) {
   if (ep->tx_cq) ep->tx_cq->refs--;
   if (ep->rx_cq) ep->rx_cq->refs--;
   if (ep->av) ep->av->refs--;
+  UnbindCntr(ep->send_cntr, ep);
+  if (ep->recv_cntr != ep->send_cntr)
+    UnbindCntr(ep->recv_cntr, ep);
+  else if (ep->recv_cntr)
+    ep->recv_cntr->refs--;
   ep->Close();
   Domain* d = ep->domain();
   d->PutEndpointIndex(ep->address().ep);
@@ -150,6 +163,24 @@ int BindCq(Endpoint* ep, Cq* cq, uint64_t flags) {
   return 0;
 }
 
+int BindCntr(Endpoint* ep, Cntr* cntr, uint64_t flags) {
+  if (!flags || (flags & ~(FI_SEND | FI_RECV))) return -FI_EBADFLAGS;
+  if (((flags & FI_SEND) && ep->send_cntr) || ((flags & FI_RECV) && ep->recv_cntr))
+    return -FI_EINVAL;
+  if (flags & FI_SEND) {
+    ep->send_cntr = cntr;
+    cntr->refs++;
+  }
+  if (flags & FI_RECV) {
+    ep->recv_cntr = cntr;
+    cntr->refs++;
+  }
+  std::lock_guard lock(cntr->mutex);
+  if (std::find(cntr->endpoints.begin(), cntr->endpoints.end(), ep) == cntr->endpoints.end())
+    cntr->endpoints.push_back(ep);
+  return 0;
+}
+
 int EpBind(fid* f, fid* bfid, uint64_t flags) {
   Endpoint* ep = EpOf(f);
   if (ep->enabled()) return -FI_EOPBADSTATE;
@@ -162,6 +193,8 @@ int EpBind(fid* f, fid* bfid, uint64_t flags) {
     }
     case FI_CLASS_CQ:
       return BindCq(ep, OwnerOf<Cq>(reinterpret_cast<fid_cq*>(bfid)), flags);
+    case FI_CLASS_CNTR:
+      return BindCntr(ep, OwnerOf<Cntr>(reinterpret_cast<fid_cntr*>(bfid)), flags);
     case FI_CLASS_EQ:
       return 0;  // nothing is ever reported to it
     default:
@@ -192,15 +225,7 @@ int EpControl(fid* f, int command, void* arg) {
   }
 }
 
-fi_ops ep_fid_ops = {
-    .size = sizeof(fi_ops),
-    .close = EpClose,
-    .bind = EpBind,
-    .control = EpControl,
-    .ops_open = NoSys<int>,
-    .tostr = NoSys<int>,
-    .ops_set = NoSys<int>,
-};
+fi_ops ep_fid_ops = FidOps(EpClose, EpBind, EpControl);
 
 int EpGetname(fid* f, void* addr, size_t* addrlen) {
   Endpoint* ep = EpOf(f);

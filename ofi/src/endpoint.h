@@ -141,6 +141,8 @@ class Endpoint {
   Av* av = nullptr;
   Cq* tx_cq = nullptr;
   Cq* rx_cq = nullptr;
+  Cntr* send_cntr = nullptr;
+  Cntr* recv_cntr = nullptr;
   bool tx_selective = false;
   bool rx_selective = false;
   uint64_t tx_op_flags = 0;

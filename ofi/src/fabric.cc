@@ -39,15 +39,7 @@ int FabricClose(fid* f) {
   return 0;
 }
 
-fi_ops fabric_fid_ops = {
-    .size = sizeof(fi_ops),
-    .close = FabricClose,
-    .bind = NoSys<int>,
-    .control = NoSys<int>,
-    .ops_open = NoSys<int>,
-    .tostr = NoSys<int>,
-    .ops_set = NoSys<int>,
-};
+fi_ops fabric_fid_ops = FidOps(FabricClose);
 
 fi_ops_fabric fabric_ops = {
     .size = sizeof(fi_ops_fabric),
@@ -110,15 +102,7 @@ ssize_t EqWrite(fid_eq* f, uint32_t event, const void* buf, size_t len, uint64_t
   return static_cast<ssize_t>(len);
 }
 
-fi_ops eq_fid_ops = {
-    .size = sizeof(fi_ops),
-    .close = EqClose,
-    .bind = NoSys<int>,
-    .control = NoSys<int>,
-    .ops_open = NoSys<int>,
-    .tostr = NoSys<int>,
-    .ops_set = NoSys<int>,
-};
+fi_ops eq_fid_ops = FidOps(EqClose);
 
 fi_ops_eq eq_ops = {
     .size = sizeof(fi_ops_eq),

@@ -11,6 +11,7 @@
 #ifndef PTL_OFI_FID_H
 #define PTL_OFI_FID_H
 
+#include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 
 #include <type_traits>
@@ -33,6 +34,22 @@ Owner* OwnerOf(Fid* fid) {
 // Converts to any function pointer returning R: [](auto...) -> R.
 template <class R>
 inline constexpr auto NoSys = [](auto...) -> R { return -FI_ENOSYS; };
+
+// The fi_ops of an object: close, and bind/control where it has them.
+using CloseFn = int (*)(fid*);
+using BindFn = int (*)(fid*, fid*, uint64_t);
+using ControlFn = int (*)(fid*, int, void*);
+constexpr fi_ops FidOps(CloseFn close, BindFn bind = NoSys<int>, ControlFn control = NoSys<int>) {
+  return fi_ops{
+      .size = sizeof(fi_ops),
+      .close = close,
+      .bind = bind,
+      .control = control,
+      .ops_open = NoSys<int>,
+      .tostr = NoSys<int>,
+      .ops_set = NoSys<int>,
+  };
+}
 
 }  // namespace ptl::ofi
 

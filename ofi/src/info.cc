@@ -149,7 +149,7 @@ void FillDomain(fi_domain_attr* d, const fi_info* hints, unsigned iface) {
   d->max_ep_rx_ctx = 1;
   d->max_ep_stx_ctx = 0;
   d->max_ep_srx_ctx = 0;
-  d->cntr_cnt = 0;
+  d->cntr_cnt = 256;
   d->mr_iov_limit = 1;
   d->caps = kSecondaryCaps;
   d->mode = 0;

@@ -105,6 +105,24 @@ struct Cq {
 };
 int OpenCq(fid_domain* domain, fi_cq_attr* attr, fid_cq** out, void* context);
 
+// Counts an endpoint's completed sends or receives, and its failed ones.
+struct Cntr {
+  Handle<fid_cntr, Cntr> h;
+  Domain* domain = nullptr;
+  std::atomic<uint64_t> value{0};
+  std::atomic<uint64_t> errors{0};
+  std::mutex mutex;
+  std::vector<Endpoint*> endpoints;
+  std::atomic<int> refs{0};
+
+  void Progress();
+};
+int OpenCntr(fid_domain* domain, fi_cntr_attr* attr, fid_cntr** out, void* context);
+
+// Sleeps in the kernel up to `ms` for an event of any of the endpoints'
+// EQs and handles it (fi_cq_sread, fi_cntr_wait).
+void WaitForEvent(std::vector<Endpoint*> endpoints, int ms);
+
 // A libfabric EQ: this provider reports nothing asynchronously (no
 // connections, no AV events), but applications may open one and write to
 // it.

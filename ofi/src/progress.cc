@@ -3,6 +3,8 @@
 // moves the data and writes the events while the application computes;
 // the provider reads them when the application next calls it (a CQ read,
 // a send, a receive).
+#include <algorithm>
+
 #include "endpoint.h"
 
 namespace ptl::ofi {
@@ -135,7 +137,28 @@ void Endpoint::Complete(Op* op, size_t len, int err, size_t olen) {
     cq = rx_cq;
   }
   if (cq && (err || op->report)) cq->Push(c);
+  if (Cntr* cntr = op->kind == Op::Kind::kSend ? send_cntr : recv_cntr)
+    ++(err ? cntr->errors : cntr->value);
   ops_.erase(op->id);
+}
+
+// Locks the endpoints in address order (no deadlock with another waiter),
+// waits on all their EQs at once and handles the one event it gets.
+void WaitForEvent(std::vector<Endpoint*> eps, int ms) {
+  if (eps.empty()) return;
+  std::sort(eps.begin(), eps.end());
+  std::vector<ptl_handle_eq_t> eqs;
+  for (Endpoint* ep : eps) {
+    ep->mutex().lock();
+    eqs.push_back(ep->eq());
+    eqs.push_back(ep->ueq());
+  }
+  ptl_event_t ev;
+  int which = -1;
+  const int rc = PtlEQPoll(eqs.data(), static_cast<int>(eqs.size()), ms, &ev, &which);
+  if ((rc == PTL_OK || rc == PTL_EQ_DROPPED) && which >= 0)
+    eps[static_cast<size_t>(which) / 2]->HandleEvent(ev, which % 2 == 1);
+  for (Endpoint* ep : eps) ep->mutex().unlock();
 }
 
 }  // namespace ptl::ofi

@@ -58,6 +58,12 @@ class FiPtl : public ::testing::Test {
       FI_OK(fi_endpoint(domain_, info_, &ep_[i], nullptr));
       FI_OK(fi_ep_bind(ep_[i], &av_->fid, 0));
       FI_OK(fi_ep_bind(ep_[i], &cq_[i]->fid, FI_TRANSMIT | FI_RECV));
+      if (with_counters_) {
+        fi_cntr_attr cntr_attr{};
+        cntr_attr.events = FI_CNTR_EVENTS_COMP;
+        FI_OK(fi_cntr_open(domain_, &cntr_attr, &cntr_[i], nullptr));
+        FI_OK(fi_ep_bind(ep_[i], &cntr_[i]->fid, FI_SEND | FI_RECV));
+      }
       FI_OK(fi_enable(ep_[i]));
       char name[64];
       size_t len = sizeof(name);
@@ -75,6 +81,7 @@ class FiPtl : public ::testing::Test {
     for (int i = 0; i < 2; ++i) {
       close(ep_[i] ? &ep_[i]->fid : nullptr);
       close(cq_[i] ? &cq_[i]->fid : nullptr);
+      close(cntr_[i] ? &cntr_[i]->fid : nullptr);
     }
     close(av_ ? &av_->fid : nullptr);
     close(domain_ ? &domain_->fid : nullptr);
@@ -133,6 +140,8 @@ class FiPtl : public ::testing::Test {
   }
 
   fi_av_type av_type_ = FI_AV_MAP;
+  bool with_counters_ = false;
+  fid_cntr* cntr_[2] = {};
   fi_info* info_ = nullptr;
   fid_fabric* fabric_ = nullptr;
   fid_domain* domain_ = nullptr;
@@ -403,6 +412,30 @@ TEST_F(FiPtlTable, TableAddressesAndSource) {
   ASSERT_EQ(Wait(1, &e, &src), 1);
   EXPECT_EQ(got, 7);
   EXPECT_EQ(src, addr_[0]);
+}
+
+class FiPtlCounters : public FiPtl {
+ protected:
+  FiPtlCounters() { with_counters_ = true; }
+};
+
+TEST_F(FiPtlCounters, CountCompletionsAndErrors) {
+  int v = 1, got = 0;
+  FI_OK(fi_tsend(ep_[0], &v, sizeof(v), nullptr, addr_[1], 1, nullptr));
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 1, 0, nullptr));
+  FI_OK(fi_cntr_wait(cntr_[0], 1, 10000));
+  FI_OK(fi_cntr_wait(cntr_[1], 1, 10000));
+  EXPECT_EQ(got, 1);
+  EXPECT_EQ(fi_cntr_read(cntr_[0]), 1U);
+  EXPECT_EQ(fi_cntr_readerr(cntr_[1]), 0U);
+  fi_context ctx{};
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 2, 0, &ctx));
+  FI_OK(fi_cancel(&ep_[1]->fid, &ctx));
+  EXPECT_EQ(fi_cntr_readerr(cntr_[1]), 1U);
+  // The error came before the wait: it times out (fi_cntr(3)).
+  EXPECT_EQ(fi_cntr_wait(cntr_[1], 5, 100), -FI_ETIMEDOUT);
+  FI_OK(fi_cntr_set(cntr_[1], 10));
+  EXPECT_EQ(fi_cntr_read(cntr_[1]), 10U);
 }
 
 }  // namespace
