@@ -112,6 +112,7 @@ static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
 	conn->last_event = -1;
 	kref_init(&conn->ref);
 	spin_lock_init(&conn->lock);
+	mutex_init(&conn->cm_mutex);
 	conn->state = PRD_CONN_CONNECTING;
 	INIT_LIST_HEAD(&conn->txq);
 	INIT_LIST_HEAD(&conn->inflight);
@@ -255,9 +256,15 @@ static void prd_conn_teardown(struct work_struct *work)
 
 	xa_cmpxchg(&pif->peers, conn->nid, conn, NULL, 0);
 	cancel_delayed_work_sync(&conn->timer);
+	/*
+	 * A handler that runs from here on sees the connection dead and does
+	 * nothing; rdma_destroy_id() waits for one still running.
+	 */
+	mutex_lock(&conn->cm_mutex);
 	if (conn->qp_created)
 		rdma_disconnect(conn->id);	/* the peer learns at once */
 	prd_conn_free_res(conn);
+	mutex_unlock(&conn->cm_mutex);
 	if (conn->id)
 		rdma_destroy_id(conn->id);
 	conn->id = NULL;
@@ -381,7 +388,9 @@ static void prd_conn_rejected(struct prd_conn *conn,
 			    rdma_reject_msg(conn->id, ev->status));
 }
 
-static int prd_conn_event(struct prd_conn *conn, struct rdma_cm_event *ev)
+/* An event of a live connection; cm_mutex held. */
+static void prd_conn_event_locked(struct prd_conn *conn,
+				  struct rdma_cm_event *ev)
 {
 	int err = 0;
 
@@ -416,6 +425,15 @@ static int prd_conn_event(struct prd_conn *conn, struct rdma_cm_event *ev)
 		prd_stat_add(conn->pif, PRD_ST_CONN_FAILS, 1);
 		prd_conn_kill(conn);
 	}
+}
+
+static int prd_conn_event(struct prd_conn *conn, struct rdma_cm_event *ev)
+{
+	mutex_lock(&conn->cm_mutex);
+	/* Dead: the teardown owns (or has freed) everything an event uses. */
+	if (READ_ONCE(conn->state) != PRD_CONN_DEAD)
+		prd_conn_event_locked(conn, ev);
+	mutex_unlock(&conn->cm_mutex);
 	/* The teardown destroys the cm_id, never rdma_cm on our return. */
 	return 0;
 }
@@ -533,7 +551,10 @@ static int prd_cm_request(struct prd_iface *pif, struct rdma_cm_id *id,
 	conn->id = id;
 	conn->tx_credits = credits;
 	conn->frame_size = frame_size;
+	/* An unbind's teardown waits until the QP is built (or abandoned). */
+	mutex_lock(&conn->cm_mutex);
 	err = prd_conn_setup_qp(conn);
+	mutex_unlock(&conn->cm_mutex);
 	if (err) {
 		prd_conn_abort(conn);
 		return prd_cm_refuse(pif, id, PRD_REJ_NOMEM, PRD_ST_CONN_FAILS,

@@ -231,6 +231,12 @@ struct prd_conn {
 	bool in_pending;	/* accepted, not yet up: pif->nin_pending */
 	bool was_up;		/* established once: its end is news */
 	int last_event;		/* rdma_cm's, for the connect timeout's log */
+	/*
+	 * Serialises rdma_cm's handler with the teardown: a connect that
+	 * timed out is torn down while its ROUTE_RESOLVED handler may be
+	 * building the QP and buffers the teardown frees.
+	 */
+	struct mutex cm_mutex;
 	struct list_head node;	/* on pif->conns */
 
 	struct ib_pd *pd;
