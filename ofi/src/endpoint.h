@@ -100,9 +100,12 @@ class RecvQueue {
   void OnCatchAllEvent(const ptl_event_t& ev);
   void Release(HeapBlock* block);
 
-  // The first unexpected message a receive takes (claimed ones only by
-  // their claimer).
-  std::list<Unexpected>::iterator Find(const Op& op, void* claim_context);
+  // The first unexpected message a receive takes: not claimed, from its
+  // source, matching its bits.
+  std::list<Unexpected>::iterator Find(const Op& op);
+  // The message FI_PEEK | FI_CLAIM reserved for `context` (FI_CLAIM takes
+  // it whatever its source, tag and ignore say: fi_tagged(3)).
+  std::list<Unexpected>::iterator FindClaimed(void* context);
 
  private:
   int AttachBlock(HeapBlock* block);

@@ -33,7 +33,8 @@ ssize_t Endpoint::Recv(bool tagged, void* buf, size_t len, fi_addr_t src, uint64
   if (len && !buf && !(flags & (FI_PEEK | FI_DISCARD))) return -FI_EINVAL;
   if (flags & FI_MULTI_RECV) return -FI_EINVAL;
   Address from;
-  const bool any = src == FI_ADDR_UNSPEC;
+  // FI_CLAIM names its message by context alone.
+  const bool any = src == FI_ADDR_UNSPEC || ((flags & FI_CLAIM) && !(flags & FI_PEEK));
   if (!any && !Lookup(src, &from)) return -FI_EINVAL;
   if (!tagged) tag = ignore = 0;
   Op* op = NewOp();
@@ -54,7 +55,7 @@ ssize_t Endpoint::Recv(bool tagged, void* buf, size_t len, fi_addr_t src, uint64
 
 ssize_t Endpoint::PostRecv(RecvQueue& q, Op* op) {
   Drain(ueq_, true);
-  auto it = q.Find(*op, nullptr);
+  auto it = q.Find(*op);
   if (it != q.unexpected().end()) return FromPtl(Deliver(q, it, op));
   if (posted_ >= kMaxPosted) return -FI_EAGAIN;
 
@@ -75,7 +76,7 @@ ssize_t Endpoint::PostRecv(RecvQueue& q, Op* op) {
       return FromPtl(rc);
     }
     Drain(ueq_, true);
-    it = q.Find(*op, nullptr);
+    it = q.Find(*op);
     if (it != q.unexpected().end()) {
       // Still inactive, so nothing can have landed in it.
       PtlMEUnlink(op->me);
@@ -151,7 +152,7 @@ int Endpoint::RequestResend(const Unexpected& u, Op* op) {
 ssize_t Endpoint::Peek(RecvQueue& q, Op* op, uint64_t flags) {
   Drain(ueq_, true);
   if (!(flags & FI_PEEK)) {
-    auto it = q.Find(*op, op->context);
+    auto it = q.FindClaimed(op->context);
     if (it == q.unexpected().end()) return -FI_EINVAL;  // nothing claimed by it
     if (!(flags & FI_DISCARD)) return FromPtl(Deliver(q, it, op));
     if (it->block) q.Release(it->block);
@@ -163,7 +164,7 @@ ssize_t Endpoint::Peek(RecvQueue& q, Op* op, uint64_t flags) {
     Complete(op, 0, 0, 0);
     return 0;
   }
-  auto it = q.Find(*op, nullptr);
+  auto it = q.Find(*op);
   op->report = true;
   if (it == q.unexpected().end()) {
     Complete(op, 0, FI_ENOMSG, 0);

@@ -119,13 +119,19 @@ void RecvQueue::Release(HeapBlock* block) {
   if (--block->live == 0 && !block->attached) AttachBlock(block);
 }
 
-std::list<Unexpected>::iterator RecvQueue::Find(const Op& op, void* claim_context) {
+std::list<Unexpected>::iterator RecvQueue::Find(const Op& op) {
   for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-    if (it->claimed_by != claim_context) continue;
+    if (it->claimed_by) continue;
     if (op.from.nid != PTL_NID_ANY && op.from.nid != it->src.nid) continue;
     if (op.from.pid != PTL_PID_ANY && op.from.pid != it->src.pid) continue;
     if (Matches(op.match, it->bits)) return it;
   }
+  return unexpected_.end();
+}
+
+std::list<Unexpected>::iterator RecvQueue::FindClaimed(void* context) {
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it)
+    if (it->claimed_by == context) return it;
   return unexpected_.end();
 }
 
