@@ -94,6 +94,8 @@ void Endpoint::Close() {
     if (op->md != PTL_INVALID_HANDLE) PtlMDUnlink(op->md);
   }
   ops_.clear();
+  for (auto& [cookie, spill] : spills_) PtlMDUnlink(spill.md);
+  spills_.clear();
   tagged_q_.Teardown();
   msg_q_.Teardown();
   if (request_me_ != PTL_INVALID_HANDLE) PtlMEUnlink(request_me_);

@@ -131,6 +131,22 @@ struct BounceSlot {
   uint64_t op = 0;  // its send, until SEND_END (0: an inject)
 };
 
+// An eager send when every bounce slot is held: its own copy and bound MD,
+// kept as a slot is. Sends never wait for a receiver to receive: a rank
+// whose sends waited for slots that only its peer's receives free, while
+// the peer waits in a receive for a message behind them, would deadlock.
+struct Spill {
+  std::unique_ptr<char[]> data;
+  size_t len = 0;
+  ptl_handle_md_t md = PTL_INVALID_HANDLE;
+  uint64_t op = 0;  // its send, until SEND_END
+};
+
+// Cookies (protocol.h) of spills have this bit; slots' never do.
+inline constexpr uint32_t kSpillCookieBit = 1U << 30;
+// user_ptr of a spill's MD: this bit and the cookie.
+inline constexpr uint64_t kSpillUserBit = 1ULL << 62;
+
 class Endpoint {
  public:
   Endpoint(Domain* domain, const fi_info* info);
@@ -185,6 +201,10 @@ class Endpoint {
   void OnMainEvent(const ptl_event_t& ev);
   void OnBounceEvent(const ptl_event_t& ev);
   void OnRequest(const ptl_event_t& ev);
+  void OnSpillEvent(const ptl_event_t& ev, uint32_t cookie);
+  ssize_t SendSpill(ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits, const void* buf,
+                    size_t len, Op* op, bool has_data, uint64_t data);
+  void FreeSpill(uint32_t cookie);
   void OnOpEvent(const ptl_event_t& ev, Op* op);
   void FreeSlot(size_t slot);
   int Pull(const Unexpected& u, Op* op);
@@ -212,6 +232,8 @@ class Endpoint {
   ptl_handle_md_t empty_md_ = PTL_INVALID_HANDLE;  // zero bytes, for requests
   ptl_handle_me_t request_me_ = PTL_INVALID_HANDLE;
   uint32_t next_cookie_ = 1;
+  std::unordered_map<uint32_t, Spill> spills_;  // by cookie
+  uint32_t next_spill_ = 0;
   std::unordered_map<uint64_t, std::unique_ptr<Op>> ops_;  // in flight, by id
   uint64_t next_op_id_ = kFirstOpId;
   size_t posted_ = 0;  // receives with an ME, each 2 events of eq_

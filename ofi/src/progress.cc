@@ -61,7 +61,9 @@ void Endpoint::HandleEvent(const ptl_event_t& ev, bool unexpected_eq) {
       block->queue->OnHeapEvent(ev, block);
     return;
   }
-  if (user == kTagBounce)
+  if (user & kSpillUserBit)
+    OnSpillEvent(ev, static_cast<uint32_t>(user & ~kSpillUserBit));
+  else if (user == kTagBounce)
     OnBounceEvent(ev);
   else if (user == kTagRequest)
     OnRequest(ev);

@@ -27,8 +27,9 @@ namespace {
 // A slot's cookie: its index and a generation, so that a request for a
 // slot already reused names nothing.
 constexpr uint32_t SlotCookie(size_t slot, uint32_t generation) {
-  return ((generation & 0x7fff) << 16) | static_cast<uint32_t>(slot);
+  return ((generation & 0x3fff) << 16) | static_cast<uint32_t>(slot);
 }
+static_assert((SlotCookie(65535, ~0U) & kSpillCookieBit) == 0);
 
 }  // namespace
 
@@ -75,7 +76,7 @@ ssize_t Endpoint::SendEager(const Address&, ptl_process_id_t to, ptl_pt_index_t 
                             uint64_t data) {
   if (free_slots_.empty()) {
     Drain(eq_, false);  // ACKs free slots
-    if (free_slots_.empty()) return -FI_EAGAIN;
+    if (free_slots_.empty()) return SendSpill(to, pt, bits, buf, len, op, has_data, data);
   }
   const size_t slot = free_slots_.back();
   free_slots_.pop_back();
@@ -143,10 +144,64 @@ void Endpoint::OnBounceEvent(const ptl_event_t& ev) {
   }
 }
 
+ssize_t Endpoint::SendSpill(ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits, const void* buf,
+                            size_t len, Op* op, bool has_data, uint64_t data) {
+  const uint32_t cookie = kSpillCookieBit | (next_spill_++ & (kSpillCookieBit - 1));
+  Spill sp;
+  sp.data.reset(new (std::nothrow) char[len ? len : 1]);
+  if (!sp.data) return -FI_EAGAIN;
+  if (len) std::memcpy(sp.data.get(), buf, len);
+  sp.len = len;
+  sp.op = op ? op->id : 0;
+  int rc = PtlMDBind(ni(),
+                     MakeMd(sp.data.get(), len, PTL_MD_THRESH_INF, PTL_MD_EVENT_START_DISABLE,
+                            kSpillUserBit | cookie, eq_),
+                     PTL_RETAIN, &sp.md);
+  if (rc != PTL_OK) return rc == PTL_NO_SPACE ? -FI_EAGAIN : FromPtl(rc);
+  const ptl_handle_md_t md = sp.md;
+  spills_.emplace(cookie, std::move(sp));
+  rc = PtlPut(md, PTL_ACK_REQ, to, pt, 0, bits, 0, HdrData(has_data, cookie, data));
+  if (rc != PTL_OK) {
+    FreeSpill(cookie);
+    return FromPtl(rc);
+  }
+  return 0;
+}
+
+void Endpoint::FreeSpill(uint32_t cookie) {
+  auto it = spills_.find(cookie);
+  if (it == spills_.end()) return;
+  PtlMDUnlink(it->second.md);
+  spills_.erase(it);
+}
+
+void Endpoint::OnSpillEvent(const ptl_event_t& ev, uint32_t cookie) {
+  auto it = spills_.find(cookie);
+  if (it == spills_.end()) return;
+  Spill& sp = it->second;
+  const bool failed = ev.ni_fail_type != PTL_NI_OK;
+  if (ev.type == PTL_EVENT_SEND_END) {
+    if (Op* op = FindOp(sp.op)) Complete(op, failed ? 0 : sp.len, failed ? FI_EIO : 0, 0);
+    sp.op = 0;
+    if (failed) FreeSpill(cookie);
+  } else if (ev.type == PTL_EVENT_ACK) {
+    FreeSpill(cookie);
+  }
+}
+
 // A receiver asks for the data of a message the heap had no room for.
 void Endpoint::OnRequest(const ptl_event_t& ev) {
   if (ev.type != PTL_EVENT_PUT_END || ev.ni_fail_type != PTL_NI_OK) return;
   const auto cookie = static_cast<uint32_t>(ev.match_bits);
+  if (cookie & kSpillCookieBit) {
+    const uint64_t requester_ep = ev.hdr_data;
+    auto it = spills_.find(cookie);
+    if (it == spills_.end() || requester_ep >= kMaxEndpoints) return;
+    const auto pt = static_cast<ptl_pt_index_t>(requester_ep * kPtsPerEndpoint + kPtResend);
+    const int rc = PtlPut(it->second.md, PTL_ACK_REQ, ev.initiator, pt, 0, cookie, 0, 0);
+    if (rc != PTL_OK) Fail("resending a message", rc);
+    return;
+  }
   const size_t slot = cookie & 0xffff;
   const uint64_t requester_ep = ev.hdr_data;
   if (slot >= slots_.size() || requester_ep >= kMaxEndpoints) return;
