@@ -238,13 +238,20 @@ int main(int argc, char **argv)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	need_ranks(2);
 
-	test_barrier();
-	test_bcast();
-	test_reduce();
-	test_allreduce();
-	test_gathers();
-	test_alltoall();
-	test_scan();
+	if (tap_want("barrier"))
+		test_barrier();
+	if (tap_want("bcast"))
+		test_bcast();
+	if (tap_want("reduce"))
+		test_reduce();
+	if (tap_want("allreduce"))
+		test_allreduce();
+	if (tap_want("gathers"))
+		test_gathers();
+	if (tap_want("alltoall"))
+		test_alltoall();
+	if (tap_want("scan"))
+		test_scan();
 
 	int rc = tap_finish();
 

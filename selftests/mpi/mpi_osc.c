@@ -230,12 +230,18 @@ int main(int argc, char **argv)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	need_ranks(2);
 
-	test_fence_put_get();
-	test_fence_accumulate();
-	test_fence_large();
-	test_lock_put_get();
-	test_lock_counter();
-	test_cas();
+	if (tap_want("fence_put_get"))
+		test_fence_put_get();
+	if (tap_want("fence_accumulate"))
+		test_fence_accumulate();
+	if (tap_want("fence_large"))
+		test_fence_large();
+	if (tap_want("lock_put_get"))
+		test_lock_put_get();
+	if (tap_want("lock_counter"))
+		test_lock_counter();
+	if (tap_want("cas"))
+		test_cas();
 
 	int rc = tap_finish();
 

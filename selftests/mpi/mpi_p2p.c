@@ -455,18 +455,30 @@ int main(int argc, char **argv)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	need_ranks(2);
 
-	test_wildcards();
-	test_ordering(0);
-	test_ordering(1);
-	test_communicators();
-	test_truncation(1000);
-	test_truncation(200000);
-	test_zero_bytes();
-	test_large(1 << 20);
-	test_large(16 << 20);
-	test_ssend();
-	test_bsend();
-	test_rsend();
+	if (tap_want("wildcards"))
+		test_wildcards();
+	if (tap_want("ordering"))
+		test_ordering(0);
+	if (tap_want("ordering"))
+		test_ordering(1);
+	if (tap_want("communicators"))
+		test_communicators();
+	if (tap_want("truncation"))
+		test_truncation(1000);
+	if (tap_want("truncation"))
+		test_truncation(200000);
+	if (tap_want("zero_bytes"))
+		test_zero_bytes();
+	if (tap_want("large"))
+		test_large(1 << 20);
+	if (tap_want("large"))
+		test_large(16 << 20);
+	if (tap_want("ssend"))
+		test_ssend();
+	if (tap_want("bsend"))
+		test_bsend();
+	if (tap_want("rsend"))
+		test_rsend();
 
 	int rc = tap_finish();
 

@@ -289,16 +289,26 @@ int main(int argc, char **argv)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	need_ranks(2);
 
-	test_iprobe_nothing();
-	test_probe(200);
-	test_probe(1 << 20);
-	test_iprobe_poll();
-	test_mprobe(300);
-	test_mprobe(1 << 20);
-	test_improbe();
-	test_cancel_posted();
-	test_cancel_race();
-	test_iprobe_nothing();
+	if (tap_want("iprobe_nothing"))
+		test_iprobe_nothing();
+	if (tap_want("probe"))
+		test_probe(200);
+	if (tap_want("probe"))
+		test_probe(1 << 20);
+	if (tap_want("iprobe_poll"))
+		test_iprobe_poll();
+	if (tap_want("mprobe"))
+		test_mprobe(300);
+	if (tap_want("mprobe"))
+		test_mprobe(1 << 20);
+	if (tap_want("improbe"))
+		test_improbe();
+	if (tap_want("cancel_posted"))
+		test_cancel_posted();
+	if (tap_want("cancel_race"))
+		test_cancel_race();
+	if (tap_want("iprobe_nothing"))
+		test_iprobe_nothing();
 
 	int rc = tap_finish();
 

@@ -229,10 +229,14 @@ int main(int argc, char **argv)
 	if (total < size - 1)
 		total = size - 1;
 
-	test_many(total, 0);
-	test_many(total, 1);
-	test_late_receiver();
-	test_all_to_all_unexpected();
+	if (tap_want("many"))
+		test_many(total, 0);
+	if (tap_want("many"))
+		test_many(total, 1);
+	if (tap_want("late_receiver"))
+		test_late_receiver();
+	if (tap_want("all_to_all_unexpected"))
+		test_all_to_all_unexpected();
 
 	int rc = tap_finish();
 
