@@ -33,7 +33,8 @@
 #     MPI's ob1 + tcp btl over the same veth (proves the launcher and the
 #     programs); see mpi_lib.sh.
 #   MPI_NETEM="loss 1%": netem with those parameters on both veth ends.
-#   MPI_RANKS ("2 4"), MPI_TIMEOUT (600 s per mpirun), MPI_TEST_SKIP.
+#   MPI_RANKS ("2 4"), MPI_PROGRAMS (all of selftests/mpi/), MPI_TIMEOUT
+#   (600 s per mpirun), MPI_TEST_SKIP (tests to skip, by key).
 # Prints TAP lines; tools/testing/run-checks counts them.
 set -u
 
@@ -68,7 +69,7 @@ fi
 echo "# MPI over $mpi_transport: mpirun ${mpi_opts[*]} -np N PROGRAM"
 
 for np in ${MPI_RANKS:-2 4}; do
-	for prog in mpi_p2p mpi_probe mpi_unexpected mpi_coll mpi_osc; do
+	for prog in ${MPI_PROGRAMS:-mpi_p2p mpi_probe mpi_unexpected mpi_coll mpi_osc}; do
 		mpi_run "$prog" "$np" "$mpi_bin/$prog"
 	done
 done

@@ -28,7 +28,8 @@
 #     where they were and the modules unload.
 # MPI_TRANSPORT as in mpi_test.sh: ptl (the libfabric provider; the suite
 # is skipped until $BUILD/ofi/libptl-fi.so exists) or tcp (Open MPI's ob1
-# over the same link).
+# over the same link). MPI_NETEM, MPI_RANKS, MPI_PROGRAMS, MPI_TIMEOUT and
+# MPI_TEST_SKIP as there.
 set -u
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -98,7 +99,7 @@ report $? "node 0: node 1's agent answers"
 echo "# MPI over $mpi_transport ($transport_mod): mpirun ${mpi_opts[*]} -np N PROGRAM"
 
 for np in ${MPI_RANKS:-2 4}; do
-	for prog in mpi_p2p mpi_probe mpi_unexpected mpi_coll mpi_osc; do
+	for prog in ${MPI_PROGRAMS:-mpi_p2p mpi_probe mpi_unexpected mpi_coll mpi_osc}; do
 		mpi_run "$prog" "$np" "$mpi_bin/$prog"
 	done
 done
