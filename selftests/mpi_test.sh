@@ -67,6 +67,7 @@ if [ -n "${MPI_NETEM:-}" ]; then
 	report $? "netem on both ends of the veth: $MPI_NETEM"
 fi
 echo "# MPI over $mpi_transport: mpirun ${mpi_opts[*]} -np N PROGRAM"
+mpi_where 4 10.0.0.1 10.0.0.2
 
 for np in ${MPI_RANKS:-2 4}; do
 	for prog in ${MPI_PROGRAMS:-mpi_p2p mpi_probe mpi_unexpected mpi_coll mpi_osc}; do

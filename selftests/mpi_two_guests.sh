@@ -97,6 +97,7 @@ done
 "$mpi_agent" "peer-${PEER_IP//./-}" true
 report $? "node 0: node 1's agent answers"
 echo "# MPI over $mpi_transport ($transport_mod): mpirun ${mpi_opts[*]} -np N PROGRAM"
+mpi_where 4 "$NODE_IP" "$PEER_IP"
 
 for np in ${MPI_RANKS:-2 4}; do
 	for prog in ${MPI_PROGRAMS:-mpi_p2p mpi_probe mpi_unexpected mpi_coll mpi_osc}; do
