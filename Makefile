@@ -83,7 +83,19 @@ $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) \
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) $< -o $@ $(BUILD)/ulib/libptl-user.a -luring -lstdc++
 
-selftests: $(SELFTEST_BINS)
+# The MPI test programs (selftests/mpi/, run by selftests/mpi_test.sh and
+# mpi_two_guests.sh), built with Open MPI's mpicc when it is installed
+# (tools/testing/install-deps installs it).
+MPICC ?= mpicc
+MPI_SELFTEST_BINS := $(patsubst selftests/mpi/%.c,$(BUILD)/selftests/mpi/%,$(wildcard selftests/mpi/*.c))
+HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
+
+$(BUILD)/selftests/mpi/%: selftests/mpi/%.c selftests/mpi/mpi_tap.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -O2 -g -Wall -Wextra -Werror $< -o $@
+
+selftests: $(SELFTEST_BINS) $(if $(HAVE_MPICC),$(MPI_SELFTEST_BINS))
+	$(if $(HAVE_MPICC),,@echo "selftests/mpi: not built, no $(MPICC) (make deps installs Open MPI)")
 
 # The test phases of tools/testing/run-checks; make check-PHASE runs one.
 CHECK_PHASES := lint unit asan fuzz vm-selftest kselftests network debug
