@@ -99,7 +99,7 @@ selftests: $(SELFTEST_BINS) $(if $(HAVE_MPICC),$(MPI_SELFTEST_BINS))
 
 # The test phases of tools/testing/run-checks; make check-PHASE runs one.
 CHECK_PHASES := lint unit asan fuzz vm-selftest kselftests network debug
-ALL_ONLY_PHASES := debug-extra packages kernels soak
+ALL_ONLY_PHASES := debug-extra mpi-extra packages kernels soak
 CHECK_PHASE_TARGETS := $(addprefix check-,modules-w1 lint-changed $(CHECK_PHASES) $(ALL_ONLY_PHASES))
 .PHONY: check-quick check-all deps-all $(CHECK_PHASE_TARGETS)
 
@@ -130,7 +130,7 @@ check-modules-w1:
 	$(TOP)/tools/testing/run-checks modules-w1
 check-unit check-asan check-fuzz: user
 	$(TOP)/tools/testing/run-checks $(@:check-%=%)
-check-vm-selftest check-kselftests check-network check-debug check-debug-extra check-soak: deps
+check-vm-selftest check-kselftests check-network check-debug check-debug-extra check-mpi-extra check-soak: deps
 	$(MAKE) all PTL_PATTERN_INIT=1
 	$(TOP)/tools/testing/run-checks $(@:check-%=%)
 check-packages check-kernels: deps-all
