@@ -224,11 +224,7 @@ static void test_cas(void)
 
 int main(int argc, char **argv)
 {
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	need_ranks(2);
+	mpi_tap_init(&argc, &argv, &rank, &size);
 
 	if (tap_want("fence_put_get"))
 		test_fence_put_get();
@@ -243,8 +239,5 @@ int main(int argc, char **argv)
 	if (tap_want("cas"))
 		test_cas();
 
-	int rc = tap_finish();
-
-	MPI_Finalize();
-	return rc;
+	return mpi_tap_exit();
 }

@@ -449,11 +449,7 @@ static void test_rsend(void)
 
 int main(int argc, char **argv)
 {
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	need_ranks(2);
+	mpi_tap_init(&argc, &argv, &rank, &size);
 
 	if (tap_want("wildcards"))
 		test_wildcards();
@@ -480,8 +476,5 @@ int main(int argc, char **argv)
 	if (tap_want("rsend"))
 		test_rsend();
 
-	int rc = tap_finish();
-
-	MPI_Finalize();
-	return rc;
+	return mpi_tap_exit();
 }

@@ -210,4 +210,27 @@ static inline void need_ranks(int n)
 	}
 }
 
+/*
+ * What every program's main() starts with: MPI up, errors returned (not
+ * fatal) so that a test can report them, its rank and the world's size,
+ * and at least two ranks.
+ */
+static inline void mpi_tap_init(int *argc, char ***argv, int *rank, int *size)
+{
+	MPI_Init(argc, argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	MPI_Comm_size(MPI_COMM_WORLD, size);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	need_ranks(2);
+}
+
+/* The plan line and MPI down; the program's exit status. */
+static inline int mpi_tap_exit(void)
+{
+	int rc = tap_finish();
+
+	MPI_Finalize();
+	return rc;
+}
+
 #endif /* MPI_TAP_H */

@@ -221,11 +221,7 @@ int main(int argc, char **argv)
 	const char *env = getenv("UNEXPECTED_COUNT");
 	int total = env ? atoi(env) : 2000;
 
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	need_ranks(2);
+	mpi_tap_init(&argc, &argv, &rank, &size);
 	if (total < size - 1)
 		total = size - 1;
 
@@ -238,8 +234,5 @@ int main(int argc, char **argv)
 	if (tap_want("all_to_all_unexpected"))
 		test_all_to_all_unexpected();
 
-	int rc = tap_finish();
-
-	MPI_Finalize();
-	return rc;
+	return mpi_tap_exit();
 }
