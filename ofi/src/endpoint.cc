@@ -63,6 +63,7 @@ int Endpoint::Enable() {
                    MakeMd(nullptr, 0, PTL_MD_THRESH_INF,
                           PTL_MD_EVENT_START_DISABLE | PTL_MD_EVENT_END_DISABLE, 0, PTL_EQ_NONE),
                    PTL_RETAIN, &empty_md_);
+  if (rc == PTL_OK) rc = AttachProbeEntry(base + kPtRequest);
   if (rc == PTL_OK)
     rc = PtlMEAttach(ni(), base + kPtRequest, {PTL_NID_ANY, PTL_PID_ANY}, 0, ~0ULL, PTL_RETAIN,
                      PTL_INS_AFTER, &request_me_);
@@ -88,17 +89,16 @@ int Endpoint::Enable() {
 
 void Endpoint::Close() {
   std::lock_guard lock(mutex_);
-  for (auto& [id, op] : ops_) {
-    if (op->me != PTL_INVALID_HANDLE) PtlMEUnlink(op->me);
-    if (op->rndv_me != PTL_INVALID_HANDLE) PtlMEUnlink(op->rndv_me);
-    if (op->md != PTL_INVALID_HANDLE) PtlMDUnlink(op->md);
-  }
+  for (auto& [id, op] : ops_) ReleaseOp(op.get());
   ops_.clear();
+  for (auto& [peer, probe] : probes_) PtlMDUnlink(probe.md);
+  probes_.clear();
   for (auto& [cookie, spill] : spills_) PtlMDUnlink(spill.md);
   spills_.clear();
   tagged_q_.Teardown();
   msg_q_.Teardown();
   if (request_me_ != PTL_INVALID_HANDLE) PtlMEUnlink(request_me_);
+  if (probe_me_ != PTL_INVALID_HANDLE) PtlMEUnlink(probe_me_);
   if (bounce_md_ != PTL_INVALID_HANDLE) PtlMDUnlink(bounce_md_);
   if (empty_md_ != PTL_INVALID_HANDLE) PtlMDUnlink(empty_md_);
   if (eq_ != PTL_EQ_NONE) PtlEQFree(eq_);

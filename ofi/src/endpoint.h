@@ -34,6 +34,13 @@ enum : uintptr_t {
   kFirstOpId = 16,
 };
 
+// What waits on one peer and on nothing else (liveness.cc): since when,
+// or 0 while it waits on nobody.
+struct Waiting {
+  Address peer;
+  uint64_t since_ms = 0;
+};
+
 // One operation the application started and that has not completed.
 struct Op {
   uint64_t id = 0;  // an MD's user_ptr: events of a finished op find nothing
@@ -58,6 +65,7 @@ struct Op {
   bool resend = false;  // data comes from the sender's bounce buffer, asked for
   // long send
   ptl_handle_me_t rndv_me = PTL_INVALID_HANDLE;
+  Waiting wait;  // a long send, a pull, a resend asked for
 };
 
 // A block of the overflow heap: short unexpected messages are deposited in
@@ -129,6 +137,7 @@ struct BounceSlot {
   bool acked = false;
   size_t len = 0;
   uint64_t op = 0;  // its send, until SEND_END (0: an inject)
+  Waiting wait;     // for the ACK
 };
 
 // An eager send when every bounce slot is held: its own copy and bound MD,
@@ -140,12 +149,22 @@ struct Spill {
   size_t len = 0;
   ptl_handle_md_t md = PTL_INVALID_HANDLE;
   uint64_t op = 0;  // its send, until SEND_END
+  Waiting wait;     // for the ACK
+};
+
+// A zero-byte get in flight to a peer something waits on (liveness.cc).
+struct Probe {
+  uint64_t seq = 0;  // in its MD's user_ptr
+  ptl_handle_md_t md = PTL_INVALID_HANDLE;
+  uint64_t sent_ms = 0;
 };
 
 // Cookies (protocol.h) of spills have this bit; slots' never do.
 inline constexpr uint32_t kSpillCookieBit = 1U << 30;
 // user_ptr of a spill's MD: this bit and the cookie.
 inline constexpr uint64_t kSpillUserBit = 1ULL << 62;
+// user_ptr of a probe's MD: this bit and the probe's sequence number.
+inline constexpr uint64_t kProbeUserBit = 1ULL << 61;
 
 class Endpoint {
  public:
@@ -194,15 +213,15 @@ class Endpoint {
   ssize_t SendEager(const Address& dest, ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits,
                     uint64_t hdr_data_fields, const void* buf, size_t len, Op* op, bool has_data,
                     uint64_t data);
-  ssize_t SendLong(ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits, Op* op, bool has_data,
-                   uint64_t data);
+  ssize_t SendLong(const Address& dest, ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits,
+                   Op* op, bool has_data, uint64_t data);
   ssize_t PostRecv(RecvQueue& q, Op* op);
   ssize_t Peek(RecvQueue& q, Op* op, uint64_t flags);
   void OnMainEvent(const ptl_event_t& ev);
   void OnBounceEvent(const ptl_event_t& ev);
   void OnRequest(const ptl_event_t& ev);
   void OnSpillEvent(const ptl_event_t& ev, uint32_t cookie);
-  ssize_t SendSpill(ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits, const void* buf,
+  ssize_t SendSpill(const Address& dest, ptl_pt_index_t pt, uint64_t bits, const void* buf,
                     size_t len, Op* op, bool has_data, uint64_t data);
   void FreeSpill(uint32_t cookie);
   void OnOpEvent(const ptl_event_t& ev, Op* op);
@@ -210,6 +229,15 @@ class Endpoint {
   int Pull(const Unexpected& u, Op* op);
   int RequestResend(const Unexpected& u, Op* op);
   void Drain(ptl_handle_eq_t eq, bool unexpected_eq);
+  // Peer liveness (liveness.cc).
+  int AttachProbeEntry(ptl_pt_index_t request_pt);
+  void Watch();
+  void StartWaiting(Waiting* w, ptl_process_id_t id, unsigned ep);
+  void SendProbe(const Address& peer, uint64_t now);
+  void OnProbeEvent(const ptl_event_t& ev, uint64_t seq);
+  void PeerAnswered(const Address& peer);
+  void PeerGone(const Address& peer, int err);
+  void ReleaseOp(Op* op);
   void FillFromMessage(Op* op, ptl_process_id_t src, uint64_t bits, uint64_t hdr);
   bool Lookup(fi_addr_t addr, Address* out) const;
   void Fail(const char* what, int rc);
@@ -231,12 +259,16 @@ class Endpoint {
   std::vector<size_t> free_slots_;
   ptl_handle_md_t empty_md_ = PTL_INVALID_HANDLE;  // zero bytes, for requests
   ptl_handle_me_t request_me_ = PTL_INVALID_HANDLE;
+  ptl_handle_me_t probe_me_ = PTL_INVALID_HANDLE;  // answers peers' probes
   uint32_t next_cookie_ = 1;
   std::unordered_map<uint32_t, Spill> spills_;  // by cookie
   uint32_t next_spill_ = 0;
   std::unordered_map<uint64_t, std::unique_ptr<Op>> ops_;  // in flight, by id
   uint64_t next_op_id_ = kFirstOpId;
-  size_t posted_ = 0;  // receives with an ME, each 2 events of eq_
+  size_t posted_ = 0;                            // receives with an ME, each 2 events of eq_
+  std::unordered_map<fi_addr_t, Probe> probes_;  // by Pack(peer)
+  uint64_t next_probe_seq_ = 0;
+  uint64_t next_watch_ms_ = 0;
 };
 
 int OpenEndpoint(fid_domain* domain, fi_info* info, fid_ep** out, void* context);

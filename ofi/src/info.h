@@ -31,6 +31,12 @@ struct Limits {
   size_t heap_block = 128 * 1024;
   size_t heap_blocks = 4;  // per receive queue (tagged, untagged)
   size_t max_msg_size = 1ULL << 31;
+  // Peer liveness (liveness.cc): state that has waited this long on a peer
+  // probes it; a probe unanswered this long means the peer is gone. The
+  // timeout must exceed the transport's peer timeout (rtscts: 10 s), so a
+  // dead node is reported by the transport, as unreachable.
+  unsigned probe_interval_ms = 1000;
+  unsigned probe_timeout_ms = 15000;
   unsigned iface = 0;  // Portals interface: domain "ptl<iface>"
 };
 Limits& ProviderLimits();

@@ -31,6 +31,7 @@ void Endpoint::Progress() {
   if (!enabled_) return;
   Drain(ueq_, true);
   Drain(eq_, false);
+  Watch();
 }
 
 void Endpoint::Drain(ptl_handle_eq_t eq, bool unexpected_eq) {
@@ -61,7 +62,9 @@ void Endpoint::HandleEvent(const ptl_event_t& ev, bool unexpected_eq) {
       block->queue->OnHeapEvent(ev, block);
     return;
   }
-  if (user & kSpillUserBit)
+  if (user & kProbeUserBit)
+    OnProbeEvent(ev, user & ~kProbeUserBit);
+  else if (user & kSpillUserBit)
     OnSpillEvent(ev, static_cast<uint32_t>(user & ~kSpillUserBit));
   else if (user == kTagBounce)
     OnBounceEvent(ev);

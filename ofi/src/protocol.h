@@ -13,7 +13,9 @@
 //   +1 msg      the same for untagged fi_send*
 //   +2 rndv     a long send's buffer, exposed to its receiver's PtlGet
 //   +3 request  "send me that one again": the receiver of a short message
-//               the heap had no room for asks for its data here
+//               the heap had no room for asks for its data here; in front,
+//               the probe entry, whose zero-byte get tells a peer we are
+//               there (liveness.cc)
 //   +4 resend   where that data lands: an entry on the posted buffer
 //
 // Match bits of a tagged or untagged message:

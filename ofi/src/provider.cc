@@ -4,7 +4,10 @@
 #include <rdma/providers/fi_log.h>
 #include <rdma/providers/fi_prov.h>
 
+#include <cctype>
 #include <cstring>
+#include <string>
+#include <type_traits>
 
 #include "info.h"
 #include "objects.h"
@@ -56,47 +59,56 @@ void DefineParams() {
                   "bytes of one overflow heap block (default %zu)", Limits{}.heap_block);
   fi_param_define(&provider, "heap_blocks", FI_PARAM_SIZE_T,
                   "overflow heap blocks per receive queue (default %zu)", Limits{}.heap_blocks);
+  fi_param_define(&provider, "probe_interval", FI_PARAM_INT,
+                  "ms a send or receive waits on a peer before the peer is probed "
+                  "(default %u)",
+                  Limits{}.probe_interval_ms);
+  fi_param_define(&provider, "probe_timeout", FI_PARAM_INT,
+                  "ms without an answer to a probe after which the peer is taken for gone and "
+                  "what waits on it fails (default %u; keep it above the transport's peer "
+                  "timeout)",
+                  Limits{}.probe_timeout_ms);
   fi_param_define(&provider, "iface", FI_PARAM_INT,
                   "Portals interface (0-3) the provider's domain uses (default 0)");
 }
 
-// Values outside what the protocol can carry are ignored, with a warning.
+// Reads FI_PTL_<NAME> into *out if set and within [lo, hi]; a value
+// outside what the protocol can carry is ignored, with a warning.
+template <typename T>
+void ReadBounded(const char* name, T lo, T hi, T* out) {
+  long long got;
+  int rc;
+  if constexpr (std::is_same_v<T, size_t>) {
+    size_t v = 0;
+    rc = fi_param_get_size_t(&provider, name, &v);
+    got = static_cast<long long>(v);
+  } else {
+    int v = 0;
+    rc = fi_param_get_int(&provider, name, &v);
+    got = v;
+  }
+  if (rc != 0) return;
+  if (got >= static_cast<long long>(lo) && got <= static_cast<long long>(hi)) {
+    *out = static_cast<T>(got);
+    return;
+  }
+  std::string env = name;
+  for (char& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  FI_WARN(&provider, FI_LOG_CORE, "FI_PTL_%s=%lld ignored (%lld .. %lld)\n", env.c_str(), got,
+          static_cast<long long>(lo), static_cast<long long>(hi));
+}
+
 void ReadParams() {
   Limits& l = ProviderLimits();
-  size_t v = 0;
-  if (fi_param_get_size_t(&provider, "eager_size", &v) == 0) {
-    if (v >= 64 && v <= (1U << 20))
-      l.eager_size = v;
-    else
-      FI_WARN(&provider, FI_LOG_CORE, "FI_PTL_EAGER_SIZE %zu ignored (64 .. 1 MiB)\n", v);
-  }
-  if (fi_param_get_size_t(&provider, "inject_size", &v) == 0) l.inject_size = v;
+  ReadBounded<size_t>("eager_size", 64, 1U << 20, &l.eager_size);
+  ReadBounded<size_t>("inject_size", 0, 1U << 30, &l.inject_size);  // clamped below
+  ReadBounded<size_t>("bounce_slots", 1, 65536, &l.bounce_slots);
+  ReadBounded<size_t>("heap_block", 2 * l.eager_size, 1U << 30, &l.heap_block);
+  ReadBounded<size_t>("heap_blocks", 2, 1024, &l.heap_blocks);
+  ReadBounded<unsigned>("probe_interval", 10, 3600000, &l.probe_interval_ms);
+  ReadBounded<unsigned>("probe_timeout", 10, 3600000, &l.probe_timeout_ms);
+  ReadBounded<unsigned>("iface", 0, 3, &l.iface);
   if (l.inject_size > l.eager_size) l.inject_size = l.eager_size;
-  if (fi_param_get_size_t(&provider, "bounce_slots", &v) == 0) {
-    if (v >= 1 && v <= 65536)
-      l.bounce_slots = v;
-    else
-      FI_WARN(&provider, FI_LOG_CORE, "FI_PTL_BOUNCE_SLOTS %zu ignored (1 .. 65536)\n", v);
-  }
-  if (fi_param_get_size_t(&provider, "heap_block", &v) == 0) {
-    if (v >= 2 * l.eager_size && v <= (1U << 30))
-      l.heap_block = v;
-    else
-      FI_WARN(&provider, FI_LOG_CORE, "FI_PTL_HEAP_BLOCK %zu ignored\n", v);
-  }
-  if (fi_param_get_size_t(&provider, "heap_blocks", &v) == 0) {
-    if (v >= 2 && v <= 1024)
-      l.heap_blocks = v;
-    else
-      FI_WARN(&provider, FI_LOG_CORE, "FI_PTL_HEAP_BLOCKS %zu ignored (2 .. 1024)\n", v);
-  }
-  int iface = 0;
-  if (fi_param_get_int(&provider, "iface", &iface) == 0) {
-    if (iface >= 0 && iface <= 3)
-      l.iface = static_cast<unsigned>(iface);
-    else
-      FI_WARN(&provider, FI_LOG_CORE, "FI_PTL_IFACE %d ignored (0 .. 3)\n", iface);
-  }
 }
 
 }  // namespace

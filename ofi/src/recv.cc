@@ -121,8 +121,10 @@ int Endpoint::Pull(const Unexpected& u, Op* op) {
   if (rc != PTL_OK) {
     PtlMDUnlink(op->md);
     op->md = PTL_INVALID_HANDLE;
+    return rc;
   }
-  return rc;
+  StartWaiting(&op->wait, u.src, BitsEndpoint(u.bits));
+  return PTL_OK;
 }
 
 // The heap had no room: ask the sender for the data, into our resend portal.
@@ -142,8 +144,10 @@ int Endpoint::RequestResend(const Unexpected& u, Op* op) {
   if (rc != PTL_OK) {
     PtlMEUnlink(op->me);
     op->me = op->md = PTL_INVALID_HANDLE;
+    return rc;
   }
-  return rc;
+  StartWaiting(&op->wait, u.src, BitsEndpoint(u.bits));
+  return PTL_OK;
 }
 
 // FI_PEEK (with FI_CLAIM: reserve the message for a later FI_CLAIM receive;

@@ -65,18 +65,18 @@ ssize_t Endpoint::Send(bool tagged, const void* buf, size_t len, fi_addr_t dest,
   op->report = !tx_selective || (flags & FI_COMPLETION);
   const bool is_long = len > limits_.eager_size;
   const uint64_t bits = MatchBits(is_long, static_cast<unsigned>(index_), tag);
-  ssize_t rc = is_long ? SendLong(id, pt, bits, op, has_data, data)
+  ssize_t rc = is_long ? SendLong(to, id, pt, bits, op, has_data, data)
                        : SendEager(to, id, pt, bits, 0, buf, len, op, has_data, data);
   if (rc) ops_.erase(op->id);
   return rc;
 }
 
-ssize_t Endpoint::SendEager(const Address&, ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits,
-                            uint64_t, const void* buf, size_t len, Op* op, bool has_data,
-                            uint64_t data) {
+ssize_t Endpoint::SendEager(const Address& dest, ptl_process_id_t to, ptl_pt_index_t pt,
+                            uint64_t bits, uint64_t, const void* buf, size_t len, Op* op,
+                            bool has_data, uint64_t data) {
   if (free_slots_.empty()) {
     Drain(eq_, false);  // ACKs free slots
-    if (free_slots_.empty()) return SendSpill(to, pt, bits, buf, len, op, has_data, data);
+    if (free_slots_.empty()) return SendSpill(dest, pt, bits, buf, len, op, has_data, data);
   }
   const size_t slot = free_slots_.back();
   free_slots_.pop_back();
@@ -85,6 +85,7 @@ ssize_t Endpoint::SendEager(const Address&, ptl_process_id_t to, ptl_pt_index_t 
   s.busy = true;
   s.len = len;
   s.op = op ? op->id : 0;
+  StartWaiting(&s.wait, to, dest.ep);
   const ptl_size_t offset = slot * limits_.eager_size;
   if (len) std::memcpy(bounce_.get() + offset, buf, len);
   const int rc = PtlPutRegion(bounce_md_, offset, len, PTL_ACK_REQ, to, pt, 0, bits, offset,
@@ -96,8 +97,8 @@ ssize_t Endpoint::SendEager(const Address&, ptl_process_id_t to, ptl_pt_index_t 
   return 0;
 }
 
-ssize_t Endpoint::SendLong(ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits, Op* op,
-                           bool has_data, uint64_t data) {
+ssize_t Endpoint::SendLong(const Address& dest, ptl_process_id_t to, ptl_pt_index_t pt,
+                           uint64_t bits, Op* op, bool has_data, uint64_t data) {
   uint32_t cookie = next_cookie_++ & kCookieMask;
   if (!cookie) cookie = next_cookie_++ & kCookieMask;
   const auto rndv_pt = static_cast<ptl_pt_index_t>(index_ * kPtsPerEndpoint + kPtRndv);
@@ -115,10 +116,10 @@ ssize_t Endpoint::SendLong(ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits
   if (rc == PTL_OK)
     rc = PtlPut(op->md, PTL_ACK_REQ, to, pt, 0, bits, 0, HdrData(has_data, cookie, data));
   if (rc != PTL_OK) {
-    PtlMEUnlink(op->rndv_me);
-    if (op->md != PTL_INVALID_HANDLE) PtlMDUnlink(op->md);
+    ReleaseOp(op);
     return FromPtl(rc);
   }
+  StartWaiting(&op->wait, to, dest.ep);
   return 0;
 }
 
@@ -127,6 +128,7 @@ void Endpoint::FreeSlot(size_t slot) {
   if (!s.busy) return;
   s.busy = false;
   s.op = 0;
+  s.wait.since_ms = 0;
   free_slots_.push_back(slot);
 }
 
@@ -144,8 +146,9 @@ void Endpoint::OnBounceEvent(const ptl_event_t& ev) {
   }
 }
 
-ssize_t Endpoint::SendSpill(ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bits, const void* buf,
+ssize_t Endpoint::SendSpill(const Address& dest, ptl_pt_index_t pt, uint64_t bits, const void* buf,
                             size_t len, Op* op, bool has_data, uint64_t data) {
+  const ptl_process_id_t to{dest.nid, dest.pid};
   const uint32_t cookie = kSpillCookieBit | (next_spill_++ & (kSpillCookieBit - 1));
   Spill sp;
   sp.data.reset(new (std::nothrow) char[len ? len : 1]);
@@ -153,6 +156,7 @@ ssize_t Endpoint::SendSpill(ptl_process_id_t to, ptl_pt_index_t pt, uint64_t bit
   if (len) std::memcpy(sp.data.get(), buf, len);
   sp.len = len;
   sp.op = op ? op->id : 0;
+  StartWaiting(&sp.wait, to, dest.ep);
   int rc = PtlMDBind(ni(),
                      MakeMd(sp.data.get(), len, PTL_MD_THRESH_INF, PTL_MD_EVENT_START_DISABLE,
                             kSpillUserBit | cookie, eq_),

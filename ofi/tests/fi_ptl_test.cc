@@ -38,6 +38,10 @@ std::vector<char> Pattern(size_t len, unsigned seed) {
 class FiPtl : public ::testing::Test {
  protected:
   void SetUp() override {
+    // Peers are probed after 100 ms of waiting and taken for gone after
+    // 1 s without an answer (read once, when libfabric loads the provider).
+    setenv("FI_PTL_PROBE_INTERVAL", std::to_string(kProbeIntervalMs).c_str(), 0);
+    setenv("FI_PTL_PROBE_TIMEOUT", std::to_string(kProbeTimeoutMs).c_str(), 0);
     fi_info* hints = fi_allocinfo();
     hints->caps = FI_TAGGED | FI_MSG | FI_DIRECTED_RECV | FI_SOURCE;
     hints->ep_attr->type = FI_EP_RDM;
@@ -89,6 +93,9 @@ class FiPtl : public ::testing::Test {
     fi_freeinfo(info_);
   }
 
+  static constexpr int kProbeIntervalMs = 100;
+  static constexpr int kProbeTimeoutMs = 1000;
+
   // The next completion of cq_[i] (success or error) within 10 s.
   ssize_t Wait(int i, fi_cq_tagged_entry* e, fi_addr_t* src = nullptr,
                fi_cq_err_entry* err = nullptr) {
@@ -107,13 +114,21 @@ class FiPtl : public ::testing::Test {
     return -FI_ETIMEDOUT;
   }
 
-  // Progresses both endpoints for `ms` without taking completions.
+  // Progresses both endpoints (those still open) for `ms` without taking
+  // completions.
   void Spin(int ms) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
     while (std::chrono::steady_clock::now() < end) {
-      fi_cq_read(cq_[0], nullptr, 0);
-      fi_cq_read(cq_[1], nullptr, 0);
+      for (int i = 0; i < 2; ++i)
+        if (ep_[i]) fi_cq_read(cq_[i], nullptr, 0);
     }
+  }
+
+  // Closes endpoint i as a process that exits does: what it had in flight
+  // is gone with it.
+  void CloseEndpoint(int i) {
+    ASSERT_EQ(fi_close(&ep_[i]->fid), 0);
+    ep_[i] = nullptr;
   }
 
   // A send from 0 to 1 and its receive, posted before the message arrives
@@ -363,6 +378,64 @@ TEST_F(FiPtl, HeapExhaustionLosesNothingAndNeverBlocksTheSender) {
     ASSERT_EQ(n, 1) << "message " << i;
     ASSERT_EQ(std::memcmp(in.data(), out[static_cast<size_t>(i)].data(), len), 0) << i;
   }
+}
+
+// A peer that is gone: the state that waits on it fails within the probe
+// interval and timeout, with an error completion (no hang), and what its
+// peer does next works.
+TEST_F(FiPtl, LongSendToAPeerThatIsGoneFails) {
+  const size_t len = 64 * 1024;
+  auto out = Pattern(len, 3);
+  fi_context ctx{};
+  FI_OK(fi_tsend(ep_[0], out.data(), len, nullptr, addr_[1], 9, &ctx));
+  Spin(50);  // its header waits at endpoint 1, unexpected
+  CloseEndpoint(1);
+  const auto start = std::chrono::steady_clock::now();
+  fi_cq_tagged_entry e{};
+  fi_cq_err_entry err{};
+  ASSERT_EQ(Wait(0, &e, nullptr, &err), -FI_ETIMEDOUT);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  EXPECT_EQ(err.op_context, &ctx);
+  EXPECT_GE(ms, kProbeTimeoutMs - 50);
+  EXPECT_LE(ms, kProbeIntervalMs + kProbeTimeoutMs + 1000);
+  // Endpoint 0 still works: a send to itself.
+  int v = 4, got = 0;
+  FI_OK(fi_trecv(ep_[0], &got, sizeof(got), nullptr, addr_[0], 10, 0, nullptr));
+  FI_OK(fi_tsend(ep_[0], &v, sizeof(v), nullptr, addr_[0], 10, nullptr));
+  ASSERT_EQ(Wait(0, &e), 1);
+  ASSERT_EQ(Wait(0, &e), 1);
+  EXPECT_EQ(got, 4);
+}
+
+TEST_F(FiPtl, ReceiveFromASenderThatIsGoneFails) {
+  const size_t len = 64 * 1024;
+  auto out = Pattern(len, 4);
+  std::vector<char> in(len);
+  FI_OK(fi_tsend(ep_[0], out.data(), len, nullptr, addr_[1], 9, nullptr));
+  Spin(50);
+  CloseEndpoint(0);  // before endpoint 1 pulls the data
+  fi_context ctx{};
+  FI_OK(fi_trecv(ep_[1], in.data(), len, nullptr, FI_ADDR_UNSPEC, 9, 0, &ctx));
+  fi_cq_tagged_entry e{};
+  fi_cq_err_entry err{};
+  ASSERT_EQ(Wait(1, &e, nullptr, &err), -FI_ETIMEDOUT);
+  EXPECT_EQ(err.op_context, &ctx);
+}
+
+// A receiver that is there but slow is probed, answers, and nothing fails.
+TEST_F(FiPtl, ASlowPeerIsProbedNotFailed) {
+  const size_t len = 64 * 1024;
+  auto out = Pattern(len, 5);
+  std::vector<char> in(len);
+  FI_OK(fi_tsend(ep_[0], out.data(), len, nullptr, addr_[1], 9, nullptr));
+  Spin(2 * kProbeTimeoutMs);  // ~20 probes, each answered
+  FI_OK(fi_trecv(ep_[1], in.data(), len, nullptr, FI_ADDR_UNSPEC, 9, 0, nullptr));
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(Wait(0, &e), 1);
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(std::memcmp(in.data(), out.data(), len), 0);
 }
 
 TEST_F(FiPtl, UntaggedMessages) {

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Peers that stop answering. Some of an endpoint's state waits on one peer
+// and on nothing else: a long send until its receiver pulls it, a pull or
+// a resend asked for until the sender's data comes, a bounce slot or a
+// spill until the receiver's ACK. When the peer's node dies, its link
+// stays down or its process exits, none of that ever comes, and no Portals
+// event says so: the transport fails only what it carries itself, and a
+// request for a process that is gone is dropped at its node without a word
+// (Portals 3.3 has no NACK).
+//
+// So whatever has waited probe_interval on a peer makes the endpoint probe
+// that peer: a zero-byte PtlGet of the probe entry every endpoint keeps on
+// its request portal. The peer's kernel answers it whether the peer's
+// process is running or not (application bypass), so
+//   - REPLY_END: the peer is there; what waits on it waits on, and the
+//     peer is probed again after another interval;
+//   - REPLY_END with PTL_NI_FAIL: the transport gave up on the node (dead,
+//     or its link down for the transport's peer timeout): FI_EHOSTUNREACH;
+//   - nothing within probe_timeout: the node answers frames but the process
+//     or endpoint is gone: FI_ETIMEDOUT.
+// Either failure ends everything that waits on that peer with an error
+// completion and lets go of its slots and spills: no send or receive hangs
+// on a dead peer. A receive posted for a message from it still waits, as
+// it would for a live peer that never sends.
+#include <algorithm>
+#include <chrono>
+#include <unordered_set>
+
+#include "endpoint.h"
+#include "md.h"
+
+namespace ptl::ofi {
+
+namespace {
+
+// Match bits of the probe entry: above every cookie a request names (31
+// bits), so requests never match it.
+constexpr ptl_match_bits_t kProbeBits = 1ULL << 63;
+
+uint64_t NowMs() {
+  const auto t = std::chrono::steady_clock::now().time_since_epoch();
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(t).count());
+}
+
+// Calls fn on every Waiting of the endpoint's state.
+template <typename Fn>
+void ForEachWaiting(std::unordered_map<uint64_t, std::unique_ptr<Op>>& ops,
+                    std::vector<BounceSlot>& slots, std::unordered_map<uint32_t, Spill>& spills,
+                    Fn fn) {
+  for (auto& [id, op] : ops) fn(op->wait);
+  for (BounceSlot& s : slots)
+    if (s.busy) fn(s.wait);
+  for (auto& [cookie, sp] : spills) fn(sp.wait);
+}
+
+}  // namespace
+
+// The entry probes get: zero bytes, no events, in front of the request
+// entry (which matches everything and takes puts only).
+int Endpoint::AttachProbeEntry(ptl_pt_index_t request_pt) {
+  int rc = PtlMEAttach(ni(), request_pt, {PTL_NID_ANY, PTL_PID_ANY}, kProbeBits, 0, PTL_RETAIN,
+                       PTL_INS_AFTER, &probe_me_);
+  if (rc != PTL_OK) return rc;
+  ptl_handle_md_t md;
+  rc = PtlMDAttach(
+      probe_me_,
+      MakeMd(nullptr, 0, PTL_MD_THRESH_INF,
+             PTL_MD_OP_GET | PTL_MD_EVENT_START_DISABLE | PTL_MD_EVENT_END_DISABLE, 0, PTL_EQ_NONE),
+      PTL_RETAIN, &md);
+  if (rc != PTL_OK) {
+    PtlMEUnlink(probe_me_);
+    probe_me_ = PTL_INVALID_HANDLE;
+  }
+  return rc;
+}
+
+void Endpoint::StartWaiting(Waiting* w, ptl_process_id_t id, unsigned ep) {
+  w->peer.nid = id.nid;
+  w->peer.pid = static_cast<uint16_t>(id.pid);
+  w->peer.ep = static_cast<uint8_t>(ep);
+  w->since_ms = NowMs();
+}
+
+// Called with the lock held on every progress; does its work a few times
+// per interval.
+void Endpoint::Watch() {
+  const uint64_t now = NowMs();
+  if (now < next_watch_ms_) return;
+  next_watch_ms_ = now + std::max(limits_.probe_interval_ms / 4, 10U);
+
+  std::vector<Address> gone;
+  for (const auto& [key, probe] : probes_)
+    if (now - probe.sent_ms >= limits_.probe_timeout_ms) gone.push_back(Unpack(key));
+  for (const Address& peer : gone) PeerGone(peer, FI_ETIMEDOUT);
+
+  std::unordered_set<fi_addr_t> due;
+  ForEachWaiting(ops_, slots_, spills_, [&](const Waiting& w) {
+    if (w.since_ms && now - w.since_ms >= limits_.probe_interval_ms &&
+        !probes_.contains(Pack(w.peer)))
+      due.insert(Pack(w.peer));
+  });
+  for (fi_addr_t key : due) SendProbe(Unpack(key), now);
+}
+
+void Endpoint::SendProbe(const Address& peer, uint64_t now) {
+  Probe p;
+  p.seq = next_probe_seq_++ & (kProbeUserBit - 1);
+  p.sent_ms = now;
+  int rc =
+      PtlMDBind(ni(), MakeMd(nullptr, 0, 1, PTL_MD_EVENT_START_DISABLE, kProbeUserBit | p.seq, eq_),
+                PTL_UNLINK, &p.md);
+  if (rc == PTL_OK) {
+    const auto pt = static_cast<ptl_pt_index_t>(peer.ep * kPtsPerEndpoint + kPtRequest);
+    rc = PtlGet(p.md, {peer.nid, peer.pid}, pt, 0, kProbeBits, 0);
+    if (rc != PTL_OK) PtlMDUnlink(p.md);
+  }
+  if (rc != PTL_OK) {
+    Fail("probing a peer", rc);  // tried again at the next watch
+    return;
+  }
+  probes_[Pack(peer)] = p;
+}
+
+void Endpoint::OnProbeEvent(const ptl_event_t& ev, uint64_t seq) {
+  if (ev.type != PTL_EVENT_REPLY_END) return;
+  auto it = std::find_if(probes_.begin(), probes_.end(),
+                         [seq](const auto& entry) { return entry.second.seq == seq; });
+  if (it == probes_.end()) return;
+  const Address peer = Unpack(it->first);
+  probes_.erase(it);
+  if (ev.ni_fail_type != PTL_NI_OK)
+    PeerGone(peer, FI_EHOSTUNREACH);
+  else
+    PeerAnswered(peer);
+}
+
+// The peer is there: what waits on it has a new interval before the next
+// probe.
+void Endpoint::PeerAnswered(const Address& peer) {
+  const uint64_t now = NowMs();
+  ForEachWaiting(ops_, slots_, spills_, [&](Waiting& w) {
+    if (w.since_ms && w.peer == peer) w.since_ms = now;
+  });
+}
+
+void Endpoint::PeerGone(const Address& peer, int err) {
+  char name[64];
+  FormatAddress(peer, name, sizeof(name));
+  FI_WARN(Provider(), FI_LOG_EP_DATA, "endpoint %d: peer %s %s: failing what waits on it\n", index_,
+          name, err == FI_EHOSTUNREACH ? "is unreachable" : "does not answer");
+  if (auto it = probes_.find(Pack(peer)); it != probes_.end()) {
+    PtlMDUnlink(it->second.md);
+    probes_.erase(it);
+  }
+  std::vector<Op*> failed;
+  for (auto& [id, op] : ops_)
+    if (op->wait.since_ms && op->wait.peer == peer) failed.push_back(op.get());
+  for (Op* op : failed) {
+    ReleaseOp(op);
+    Complete(op, 0, err, 0);
+  }
+  // A slot stays held: its ACK may yet come (a peer that only seemed gone)
+  // and must not find the slot reused. Spills own their memory and MD.
+  for (BounceSlot& s : slots_) {
+    if (!s.busy || !s.wait.since_ms || !(s.wait.peer == peer)) continue;
+    if (Op* op = FindOp(s.op)) Complete(op, 0, err, 0);
+    s.op = 0;
+    s.wait.since_ms = 0;
+  }
+  std::vector<uint32_t> spills;
+  for (auto& [cookie, sp] : spills_)
+    if (sp.wait.since_ms && sp.wait.peer == peer) spills.push_back(cookie);
+  for (uint32_t cookie : spills) {
+    if (Op* op = FindOp(spills_[cookie].op)) Complete(op, 0, err, 0);
+    FreeSpill(cookie);
+  }
+}
+
+// Lets go of an op's Portals objects: later events for them find nothing.
+void Endpoint::ReleaseOp(Op* op) {
+  if (op->me != PTL_INVALID_HANDLE) PtlMEUnlink(op->me);
+  if (op->rndv_me != PTL_INVALID_HANDLE) PtlMEUnlink(op->rndv_me);
+  if (op->md != PTL_INVALID_HANDLE) PtlMDUnlink(op->md);
+  op->me = op->rndv_me = op->md = PTL_INVALID_HANDLE;
+}
+
+}  // namespace ptl::ofi
