@@ -835,6 +835,30 @@ TEST_F(api, eq_poll_returns_the_eq_that_has_the_event)
 	EXPECT_EQ(PTL_EQ_EMPTY, PtlEQPoll(eqs, 3, 50, &ev, &which));
 }
 
+/* PtlEQWaitFd: readable exactly while an event is unread (any EQ). */
+TEST_F(api, eq_wait_fd_is_readable_while_an_event_is_unread)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	ptl_handle_md_t md;
+	ptl_event_t ev;
+
+	EXPECT_EQ(PTL_SEGV, PtlEQWaitFd(NULL));
+	ASSERT_EQ(PTL_OK, PtlEQWaitFd(&pfd.fd));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	ASSERT_EQ(PTL_OK, PtlMDBind(self->ni, ptl_st_md(self->buf, 8, 1,
+							PTL_MD_EVENT_END_DISABLE,
+							self->eq),
+				    PTL_RETAIN, &md));
+	ASSERT_EQ(PTL_OK, PtlPut(md, PTL_NO_ACK_REQ, self->me, PT, 0, 0, 0,
+				 0));
+	ASSERT_EQ(1, poll(&pfd, 1, 2000));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	EXPECT_EQ(PTL_OK, PtlEQGet(self->eq, &ev));
+	EXPECT_EQ(PTL_EVENT_SEND_START, ev.type);
+	EXPECT_EQ(PTL_EQ_EMPTY, PtlEQGet(self->eq, &ev));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+}
+
 struct late_put {
 	ptl_handle_md_t md;
 	ptl_process_id_t me;

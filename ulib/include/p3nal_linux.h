@@ -18,4 +18,22 @@
 #define PTL_IFACE_DEFAULT	PTL_IFACE_LINUX
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Linux extension: a descriptor that poll(), select() and epoll report
+ * readable (POLLIN) while some EQ of this process holds an event not yet
+ * taken with PtlEQGet/Wait/Poll, so an event loop can wait for Portals
+ * events beside its other descriptors. It is the library's own: do not
+ * read, write or close it. PTL_NO_INIT before PtlInit, PTL_SEGV if @fd is
+ * NULL.
+ */
+int PtlEQWaitFd(int *fd);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* P3NAL_LINUX_H */

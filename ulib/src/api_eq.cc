@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Event queues: PtlEQAlloc, PtlEQFree, PtlEQGet, PtlEQWait, PtlEQPoll.
+// Event queues: PtlEQAlloc, PtlEQFree, PtlEQGet, PtlEQWait, PtlEQPoll,
+// PtlEQWaitFd.
 //
 // The ring is mapped read-only and read without a syscall (<p3api/eq_ring.h>);
 // only an empty PtlEQPoll/PtlEQWait sleeps in the kernel (PTL_IOC_EQ_WAIT).
@@ -208,6 +209,16 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
       return rc < 0 ? ptl::Device::ErrnoToPortals(rc) : rc;
     }
   });
+}
+
+// Linux extension (<p3nal_linux.h>): the descriptor whose poll() the
+// kernel answers from the EQ rings (PtlUringArmEQWait polls the same).
+int PtlEQWaitFd(int* fd) {
+  if (!fd) return PTL_SEGV;
+  auto dev = Library::Instance().device();
+  if (!dev) return PTL_NO_INIT;
+  *fd = dev->fd();
+  return PTL_OK;
 }
 
 }  // extern "C"
