@@ -23,6 +23,20 @@ void Cq::Progress() {
     eps = endpoints;
   }
   for (Endpoint* ep : eps) ep->Progress();
+  if (wait_fd) {
+    const bool waits =
+        std::any_of(eps.begin(), eps.end(), [](Endpoint* ep) { return ep->Waits(); });
+    wait_fd->Update(waits, std::max(ProviderLimits().probe_interval_ms / 4, 10U));
+  }
+}
+
+// fi_trywait(3) on CQs: safe to sleep on their wait descriptors once
+// progress has made every completion there is.
+int CqTryWait(Cq* cq) {
+  if (!cq->wait_fd) return -FI_EINVAL;
+  cq->Progress();
+  std::lock_guard lock(cq->mutex);
+  return cq->done.empty() && cq->errors.empty() ? 0 : -FI_EAGAIN;
 }
 
 namespace {
@@ -136,9 +150,23 @@ int CqClose(fid* f) {
   return 0;
 }
 
-int CqControl(fid*, int command, void*) {
-  // No wait object to hand out: fi_cq_sread blocks in the kernel itself.
-  return command == FI_GETWAIT ? -FI_ENODATA : -FI_ENOSYS;
+// FI_WAIT_FD hands out its descriptor; otherwise there is no wait object
+// (fi_cq_sread blocks in the kernel itself).
+int CqControl(fid* f, int command, void* arg) {
+  Cq* cq = OwnerOf<Cq>(reinterpret_cast<fid_cq*>(f));
+  switch (command) {
+    case FI_GETWAIT:
+      if (!cq->wait_fd) return -FI_ENODATA;
+      if (!arg) return -FI_EINVAL;
+      *static_cast<int*>(arg) = cq->wait_fd->fd();
+      return 0;
+    case FI_GETWAITOBJ:
+      if (!arg) return -FI_EINVAL;
+      *static_cast<fi_wait_obj*>(arg) = cq->wait_obj;
+      return 0;
+    default:
+      return -FI_ENOSYS;
+  }
 }
 
 fi_ops cq_fid_ops = FidOps(CqClose, NoSys<int>, CqControl);
@@ -163,7 +191,9 @@ int OpenCq(fid_domain* fd, fi_cq_attr* attr, fid_cq** out, void* context) {
   Domain* d = OwnerOf<Domain>(fd);
   if (!attr) return -FI_EINVAL;
   if (attr->flags & ~FI_AFFINITY) return -FI_ENOSYS;
-  if (attr->wait_obj != FI_WAIT_NONE && attr->wait_obj != FI_WAIT_UNSPEC) return -FI_ENOSYS;
+  if (attr->wait_obj != FI_WAIT_NONE && attr->wait_obj != FI_WAIT_UNSPEC &&
+      attr->wait_obj != FI_WAIT_FD)
+    return -FI_ENOSYS;
   if (attr->wait_cond != FI_CQ_COND_NONE) return -FI_ENOSYS;
   fi_cq_format format = attr->format == FI_CQ_FORMAT_UNSPEC ? FI_CQ_FORMAT_CONTEXT : attr->format;
   if (!EntrySize(format)) return -FI_ENOSYS;
@@ -172,6 +202,14 @@ int OpenCq(fid_domain* fd, fi_cq_attr* attr, fid_cq** out, void* context) {
   cq->domain = d;
   cq->format = format;
   cq->size = attr->size;
+  cq->wait_obj = attr->wait_obj;
+  if (attr->wait_obj == FI_WAIT_FD) {
+    cq->wait_fd = std::make_unique<WaitFd>();
+    if (const int rc = cq->wait_fd->Open(); rc != 0) {
+      delete cq;
+      return rc;
+    }
+  }
   d->refs++;
   cq->h.owner = cq;
   cq->h.fid.fid.fclass = FI_CLASS_CQ;

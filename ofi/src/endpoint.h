@@ -199,6 +199,9 @@ class Endpoint {
 
   // Turns every pending Portals event into protocol steps and completions.
   void Progress();
+  // Whether anything waits on a peer (liveness.cc): the watch then needs
+  // the application to call in, even with no event coming.
+  bool Waits();
   void HandleEvent(const ptl_event_t& ev, bool unexpected_eq);
   // Keep the lock while waiting for events of either EQ from outside.
   std::mutex& mutex() { return mutex_; }

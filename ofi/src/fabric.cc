@@ -39,6 +39,17 @@ int FabricClose(fid* f) {
   return 0;
 }
 
+// fi_trywait(3): only CQs opened with FI_WAIT_FD have a wait object.
+int TryWait(fid_fabric*, fid** fids, int count) {
+  if (count < 0 || (count && !fids)) return -FI_EINVAL;
+  for (int i = 0; i < count; ++i) {
+    if (!fids[i] || fids[i]->fclass != FI_CLASS_CQ) return -FI_EINVAL;
+    if (const int rc = CqTryWait(OwnerOf<Cq>(reinterpret_cast<fid_cq*>(fids[i]))); rc != 0)
+      return rc;
+  }
+  return 0;
+}
+
 fi_ops fabric_fid_ops = FidOps(FabricClose);
 
 fi_ops_fabric fabric_ops = {
@@ -47,7 +58,7 @@ fi_ops_fabric fabric_ops = {
     .passive_ep = NoSys<int>,
     .eq_open = OpenEq,
     .wait_open = NoSys<int>,
-    .trywait = [](fid_fabric*, fid**, int) -> int { return 0; },
+    .trywait = TryWait,
     .domain2 = [](fid_fabric* f, fi_info* info, fid_domain** d, uint64_t flags, void* context)
         -> int { return flags ? -FI_EINVAL : OpenDomain(f, info, d, context); },
 };

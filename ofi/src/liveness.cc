@@ -74,6 +74,13 @@ int Endpoint::AttachProbeEntry(ptl_pt_index_t request_pt) {
   return rc;
 }
 
+bool Endpoint::Waits() {
+  std::lock_guard lock(mutex_);
+  bool any = false;
+  ForEachWaiting(ops_, slots_, spills_, [&](const Waiting& w) { any = any || w.since_ms; });
+  return any;
+}
+
 void Endpoint::StartWaiting(Waiting* w, ptl_process_id_t id, unsigned ep) {
   w->peer.nid = id.nid;
   w->peer.pid = static_cast<uint16_t>(id.pid);

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <bitset>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "fid.h"
 #include "info.h"
 #include "protocol.h"
+#include "wait_fd.h"
 
 namespace ptl::ofi {
 
@@ -99,11 +101,14 @@ struct Cq {
   std::vector<Endpoint*> endpoints;
   std::atomic<bool> signaled{false};
   std::atomic<int> refs{0};
+  fi_wait_obj wait_obj = FI_WAIT_NONE;
+  std::unique_ptr<WaitFd> wait_fd;  // FI_WAIT_FD
 
   void Push(const Completion& c);
   void Progress();
 };
 int OpenCq(fid_domain* domain, fi_cq_attr* attr, fid_cq** out, void* context);
+int CqTryWait(Cq* cq);
 
 // Counts an endpoint's completed sends or receives, and its failed ones.
 struct Cntr {

@@ -8,6 +8,7 @@
 // Semantics checked are fi_tagged(3), fi_msg(3), fi_cq(3), fi_av(3),
 // fi_endpoint(3) and fi_getinfo(3).
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -57,6 +58,7 @@ class FiPtl : public ::testing::Test {
     FI_OK(fi_av_open(domain_, &av_attr, &av_, nullptr));
     fi_cq_attr cq_attr{};
     cq_attr.format = FI_CQ_FORMAT_TAGGED;
+    cq_attr.wait_obj = wait_obj_;
     for (int i = 0; i < 2; ++i) {
       FI_OK(fi_cq_open(domain_, &cq_attr, &cq_[i], nullptr));
       FI_OK(fi_endpoint(domain_, info_, &ep_[i], nullptr));
@@ -124,6 +126,17 @@ class FiPtl : public ::testing::Test {
     }
   }
 
+  // A send from 0 to 1 past the eager size (its receiver must pull it),
+  // left waiting unexpected at endpoint 1; the data, kept alive until the
+  // send completes, is returned.
+  static constexpr size_t kLong = 64 * 1024;
+  std::vector<char> LongSendWaiting(uint64_t tag, void* context = nullptr) {
+    auto out = Pattern(kLong, static_cast<unsigned>(tag));
+    EXPECT_EQ(fi_tsend(ep_[0], out.data(), kLong, nullptr, addr_[1], tag, context), 0);
+    Spin(50);
+    return out;
+  }
+
   // Closes endpoint i as a process that exits does: what it had in flight
   // is gone with it.
   void CloseEndpoint(int i) {
@@ -155,6 +168,7 @@ class FiPtl : public ::testing::Test {
   }
 
   fi_av_type av_type_ = FI_AV_MAP;
+  fi_wait_obj wait_obj_ = FI_WAIT_UNSPEC;
   bool with_counters_ = false;
   fid_cntr* cntr_[2] = {};
   fi_info* info_ = nullptr;
@@ -384,11 +398,8 @@ TEST_F(FiPtl, HeapExhaustionLosesNothingAndNeverBlocksTheSender) {
 // interval and timeout, with an error completion (no hang), and what its
 // peer does next works.
 TEST_F(FiPtl, LongSendToAPeerThatIsGoneFails) {
-  const size_t len = 64 * 1024;
-  auto out = Pattern(len, 3);
   fi_context ctx{};
-  FI_OK(fi_tsend(ep_[0], out.data(), len, nullptr, addr_[1], 9, &ctx));
-  Spin(50);  // its header waits at endpoint 1, unexpected
+  const auto out = LongSendWaiting(9, &ctx);
   CloseEndpoint(1);
   const auto start = std::chrono::steady_clock::now();
   fi_cq_tagged_entry e{};
@@ -410,14 +421,11 @@ TEST_F(FiPtl, LongSendToAPeerThatIsGoneFails) {
 }
 
 TEST_F(FiPtl, ReceiveFromASenderThatIsGoneFails) {
-  const size_t len = 64 * 1024;
-  auto out = Pattern(len, 4);
-  std::vector<char> in(len);
-  FI_OK(fi_tsend(ep_[0], out.data(), len, nullptr, addr_[1], 9, nullptr));
-  Spin(50);
+  const auto out = LongSendWaiting(9);
   CloseEndpoint(0);  // before endpoint 1 pulls the data
+  std::vector<char> in(kLong);
   fi_context ctx{};
-  FI_OK(fi_trecv(ep_[1], in.data(), len, nullptr, FI_ADDR_UNSPEC, 9, 0, &ctx));
+  FI_OK(fi_trecv(ep_[1], in.data(), kLong, nullptr, FI_ADDR_UNSPEC, 9, 0, &ctx));
   fi_cq_tagged_entry e{};
   fi_cq_err_entry err{};
   ASSERT_EQ(Wait(1, &e, nullptr, &err), -FI_ETIMEDOUT);
@@ -426,16 +434,14 @@ TEST_F(FiPtl, ReceiveFromASenderThatIsGoneFails) {
 
 // A receiver that is there but slow is probed, answers, and nothing fails.
 TEST_F(FiPtl, ASlowPeerIsProbedNotFailed) {
-  const size_t len = 64 * 1024;
-  auto out = Pattern(len, 5);
-  std::vector<char> in(len);
-  FI_OK(fi_tsend(ep_[0], out.data(), len, nullptr, addr_[1], 9, nullptr));
+  const auto out = LongSendWaiting(9);
   Spin(2 * kProbeTimeoutMs);  // ~20 probes, each answered
-  FI_OK(fi_trecv(ep_[1], in.data(), len, nullptr, FI_ADDR_UNSPEC, 9, 0, nullptr));
+  std::vector<char> in(kLong);
+  FI_OK(fi_trecv(ep_[1], in.data(), kLong, nullptr, FI_ADDR_UNSPEC, 9, 0, nullptr));
   fi_cq_tagged_entry e{};
   ASSERT_EQ(Wait(0, &e), 1);
   ASSERT_EQ(Wait(1, &e), 1);
-  EXPECT_EQ(std::memcmp(in.data(), out.data(), len), 0);
+  EXPECT_EQ(in, out);
 }
 
 TEST_F(FiPtl, UntaggedMessages) {
@@ -489,6 +495,60 @@ TEST_F(FiPtlTable, TableAddressesAndSource) {
   ASSERT_EQ(Wait(1, &e, &src), 1);
   EXPECT_EQ(got, 7);
   EXPECT_EQ(src, addr_[0]);
+}
+
+class FiPtlWaitFd : public FiPtl {
+ protected:
+  FiPtlWaitFd() { wait_obj_ = FI_WAIT_FD; }
+
+  // Whether cq_[i]'s descriptor becomes readable within ms.
+  bool Readable(int i, int ms) {
+    int fd = -1;
+    EXPECT_EQ(fi_control(&cq_[i]->fid, FI_GETWAIT, &fd), 0);
+    pollfd p{fd, POLLIN, 0};
+    return poll(&p, 1, ms) == 1;
+  }
+  int TryWait(int i) {
+    fid* f = &cq_[i]->fid;
+    return fi_trywait(fabric_, &f, 1);
+  }
+};
+
+// fi_cq(3), fi_trywait(3): the descriptor wakes a sleeper for a
+// completion, and trywait says when sleeping on it is safe.
+TEST_F(FiPtlWaitFd, TheDescriptorWakesForACompletion) {
+  fi_wait_obj obj{};
+  FI_OK(fi_control(&cq_[1]->fid, FI_GETWAITOBJ, &obj));
+  EXPECT_EQ(obj, FI_WAIT_FD);
+  EXPECT_EQ(TryWait(1), 0);
+  EXPECT_EQ(TryWait(0), 0);
+  EXPECT_FALSE(Readable(1, 0));
+  int v = 6, got = 0;
+  FI_OK(fi_trecv(ep_[1], &got, sizeof(got), nullptr, FI_ADDR_UNSPEC, 3, 0, nullptr));
+  FI_OK(fi_tsend(ep_[0], &v, sizeof(v), nullptr, addr_[1], 3, nullptr));
+  EXPECT_TRUE(Readable(1, 5000));
+  EXPECT_EQ(TryWait(1), -FI_EAGAIN);  // the completion is there
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(Wait(1, &e), 1);
+  ASSERT_EQ(Wait(0, &e), 1);
+  EXPECT_EQ(got, 6);
+  EXPECT_EQ(TryWait(1), 0);
+  EXPECT_EQ(TryWait(0), 0);
+  EXPECT_FALSE(Readable(1, 0));
+}
+
+// A send waiting on a peer gets no event for as long as the peer says
+// nothing; the descriptor still wakes its sleeper for the liveness watch.
+TEST_F(FiPtlWaitFd, TheDescriptorWakesWhileASendWaitsOnAPeer) {
+  const auto out = LongSendWaiting(4);
+  EXPECT_EQ(TryWait(0), 0);
+  EXPECT_TRUE(Readable(0, 2000)) << "no wake-up while a send waits";
+  std::vector<char> in(kLong);
+  FI_OK(fi_trecv(ep_[1], in.data(), kLong, nullptr, FI_ADDR_UNSPEC, 4, 0, nullptr));
+  fi_cq_tagged_entry e{};
+  ASSERT_EQ(Wait(0, &e), 1);
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(in, out);
 }
 
 class FiPtlCounters : public FiPtl {
