@@ -16,7 +16,7 @@
 #                         the run (exit status 0, a plan that matches)
 #   mpi_hpcc NAME NP      HPC Challenge (Debian's hpcc) on NP ranks, small
 #                         problem sizes, its own verification checked
-#   mpi_where NP A B      the ranks are where the hostfile puts them
+#   mpi_where NP A B...   the ranks are where the hostfile puts them
 #   mpi_netpipe NAME      NetPIPE's MPI build on 2 ranks: an integrity
 #                         check, then latency and bandwidth up to 1 MiB
 #
@@ -177,13 +177,14 @@ mpi_netpipe() {
 	report $rc "$name: NetPIPE latency and bandwidth, 1 B .. 1 MiB ($((SECONDS - t0)) s)"
 }
 
-# mpi_where NP ADDR_A ADDR_B: NP ranks through the launcher, each telling
-# its host name and its node's IPv4 addresses; rank r must be on the node
-# that has ADDR_A (r even) or ADDR_B (r odd): the ranks really are in the
-# namespaces (or guests) the hostfile names, alternating.
+# mpi_where NP ADDR...: NP ranks through the launcher, each telling its
+# host name and its node's IPv4 addresses; with N addresses rank r must be
+# on the node that has the (r mod N)th: the ranks really are in the
+# namespaces (or guests) the hostfile names, round-robin.
 mpi_where() {
 	local np=$1 out=/tmp/mpi-where.out r line rc ok=0
-	local want=("$2" "$3")
+	shift
+	local want=("$@")
 
 	# shellcheck disable=SC2016  # expanded by the ranks' bash
 	mpi_exec "$np" "$out" bash -c 'echo "where $OMPI_COMM_WORLD_RANK $(hostname)" \
@@ -192,8 +193,12 @@ mpi_where() {
 	for ((r = 0; r < np; r++)); do
 		line=$(grep "^where $r " "$out") || { echo "# rank $r did not answer"; ok=1; continue; }
 		echo "#   $line"
-		[[ " $line" == *" ${want[r % 2]}/"* ]] || ok=1
+		[[ " $line" == *" ${want[r % $#]}/"* ]] || ok=1
 	done
 	[ "$rc" -eq 0 ] || { tail -5 "$out" | sed 's/^/#   /'; ok=1; }
-	report $ok "$np ranks alternate between the nodes (${want[0]}, ${want[1]})"
+	if [ $# -eq 2 ]; then
+		report $ok "$np ranks alternate between the nodes ($1, $2)"
+	else
+		report $ok "$np ranks go round-robin over the $# nodes ($1 .. ${!#})"
+	fi
 }

@@ -25,6 +25,16 @@
 #     integrity check and latency/bandwidth to 1 MiB;
 #  3. ptl.ko's counters are back where they were (nothing pinned, no MD,
 #     NI or EQ left by the ranks) and both modules unload.
+#
+# With MPI_NODES=N (3 .. 16; default 2, the layout above) the nodes are N
+# namespaces on one Linux bridge instead (netns_setup_bridge: node k is
+# namespace a, b, c, ... with 10.0.0.k, the default namespace being a), the
+# hostfile names netns-default, netns-b, ..., and MPI_RANKS defaults to
+# 2 N: a first look at scale, every rank's peers spread over N - 1 other
+# nodes. Each rank's neighbour r ^ 1 is still on another node (N even);
+# each node's transport counters are printed at the end. The ranks then
+# outnumber the guest's CPUs many times over, so they yield when idle
+# (mpi_yield_when_idle) rather than spin away the others' time slices.
 # Environment:
 #   MPI_TRANSPORT=ptl (default): pml cm + mtl ofi over the ptl libfabric
 #     provider ($BUILD/ofi/libptl-fi.so: FI_PROVIDER_PATH, FI_PROVIDER=ptl,
@@ -33,6 +43,7 @@
 #     MPI's ob1 + tcp btl over the same veth (proves the launcher and the
 #     programs); see mpi_lib.sh.
 #   MPI_NETEM="loss 1%": netem with those parameters on both veth ends.
+#   MPI_PEER_TIMEOUT_MS: ptl_rtscts's peer_timeout_ms (2000).
 #   MPI_RANKS ("2 4"), MPI_PROGRAMS (all of selftests/mpi/), MPI_TIMEOUT
 #   (600 s per mpirun), MPI_TEST_SKIP (tests to skip, by key).
 # Prints TAP lines; tools/testing/run-checks counts them.
@@ -46,10 +57,20 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=mpi_lib.sh
 . "$top/selftests/mpi_lib.sh"
 
+nodes=${MPI_NODES:-2}
+# ptl_rtscts's peer timeout: 16 ranks on two vCPUs under TCG starve the
+# nodes' softirqs for seconds at a time, and at 2 s the transport gave
+# peers up (msgs_failed on every node, MPI_ERR_INTERN in mpi_p2p).
+peer_timeout_ms=${MPI_PEER_TIMEOUT_MS:-2000}
 hostfile=/tmp/mpi-hosts
-printf '%s\n' "netns-default slots=8" "netns-b slots=8" >$hostfile
+{
+	echo "netns-default slots=8"
+	for ((k = 2; k <= nodes; k++)); do
+		echo "netns-$(netns_letter $k) slots=8"
+	done
+} >$hostfile
 if ! mpi_init $hostfile 10.0.0.0/24; then
-	skip "MPI programs over $mpi_transport between two namespaces" "$mpi_skip_reason"
+	skip "MPI programs over $mpi_transport between $nodes namespaces" "$mpi_skip_reason"
 	exit 0
 fi
 if ! command -v mpirun >/dev/null || [ ! -x "$mpi_bin/mpi_p2p" ]; then
@@ -57,19 +78,33 @@ if ! command -v mpirun >/dev/null || [ ! -x "$mpi_bin/mpi_p2p" ]; then
 	exit 1
 fi
 
-netns_setup peer_timeout_ms=2000
-report $? "two nodes: ptl.ko and ptl_rtscts.ko loaded, interface 0 of each bound to its veth end"
+if [ "$nodes" -eq 2 ]; then
+	netns_setup peer_timeout_ms="$peer_timeout_ms"
+	report $? "two nodes: ptl.ko and ptl_rtscts.ko loaded, interface 0 of each bound to its veth end"
+	ranks=${MPI_RANKS:-2 4}
+else
+	netns_setup_bridge "$nodes" peer_timeout_ms="$peer_timeout_ms"
+	report $? "$nodes nodes on a bridge: ptl.ko and ptl_rtscts.ko loaded, interface 0 of each bound to its veth"
+	ranks=${MPI_RANKS:-$((2 * nodes))}
+	mpi_opts+=(--mca mpi_yield_when_idle 1)
+fi
 counters_save
 if [ -n "${MPI_NETEM:-}" ]; then
-	# shellcheck disable=SC2086  # the netem parameters, word by word
-	$tc qdisc add dev va root netem $MPI_NETEM &&
-		$ip netns exec b $tc qdisc add dev vb root netem $MPI_NETEM
-	report $? "netem on both ends of the veth: $MPI_NETEM"
+	rc=0
+	for ((k = 1; k <= nodes; k++)); do
+		# shellcheck disable=SC2086  # the netem parameters, word by word
+		netns_exec $k $tc qdisc add dev "v$(netns_letter $k)" root netem $MPI_NETEM || rc=1
+	done
+	report $rc "netem on every node's device (both ends of the veth with 2): $MPI_NETEM"
 fi
 echo "# MPI over $mpi_transport: mpirun ${mpi_opts[*]} -np N PROGRAM"
-mpi_where 4 10.0.0.1 10.0.0.2
+addrs=()
+for ((k = 1; k <= nodes; k++)); do
+	addrs+=("10.0.0.$k")
+done
+mpi_where $((2 * nodes)) "${addrs[@]}"
 
-for np in ${MPI_RANKS:-2 4}; do
+for np in $ranks; do
 	for prog in ${MPI_PROGRAMS:-mpi_p2p mpi_probe mpi_unexpected mpi_coll mpi_osc}; do
 		mpi_run "$prog" "$np" "$mpi_bin/$prog"
 	done
@@ -89,6 +124,14 @@ if [ "${MPI_NETPIPE:-0}" = 1 ]; then
 	else
 		skip "NetPIPE" "netpipe-openmpi is not installed"
 	fi
+fi
+
+if [ "$nodes" -gt 2 ]; then
+	# What scale costs each node: frames, retransmissions, peers.
+	for ((k = 1; k <= nodes; k++)); do
+		echo "# node $k (10.0.0.$k):"
+		netns_exec $k "$ptlctl" -s iface show 0 2>&1 | sed 's/^/#   /'
+	done
 fi
 
 # The ranks are gone; what they had in ptl.ko must be too.

@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC2034
 # Two Portals nodes in one guest for the rtscts suites (run-net-tests.sh,
-# rtscts_burst_loss_test.sh); sourced, not run, after top= is set:
+# rtscts_burst_loss_test.sh), or more on a bridge (mpi_test.sh); sourced,
+# not run, after top= is set:
 #
 #     default namespace (node a)              namespace b (node b)
 #   va 10.0.0.1, nid 167772161   ---veth---   vb 10.0.0.2, nid 167772162
@@ -8,12 +9,23 @@
 #   netns_setup RTSCTS_PARAMS...   loads ptl.ko and ptl_rtscts.ko (with
 #                                  those module parameters), makes the pair
 #                                  and binds interface 0 on both ends
-#   netns_teardown                 undoes it, reporting the unbind and the
-#                                  unload (TAP: report, from tap.sh)
+#   netns_setup_bridge N RTSCTS_PARAMS...
+#                                  the same with N nodes (2 .. 16) on one
+#                                  Linux bridge, for suites that need more
+#                                  than two (mpi_test.sh with MPI_NODES):
+#                                  node k has letter L (a, b, ...), device
+#                                  vL at 10.0.0.k, nid 10.0.0.k, in
+#                                  namespace L (node 1: the default one);
+#                                  vL's other end, pL, is a port of bridge
+#                                  ptlbr in the default namespace
+#   netns_exec K CMD...            CMD in node K's namespace
+#   netns_teardown                 undoes either, reporting the unbind and
+#                                  the unload (TAP: report, from tap.sh)
 #   counters_save                  notes ptl.ko's object counters
 #   counters_back                  prints those that moved since; false if any
 # Also sets build, moddir, ip, tc, ptlctl, stress, nid_a and nid_b, for
-# the scripts that source it (hence SC2034 off).
+# the scripts that source it (hence SC2034 off), and netns_nodes: the
+# nodes' namespace names after setup ("default" for node 1).
 
 build=${BUILD:-$top/build}
 moddir=${PTL_MODULE_DIR:-$top}
@@ -48,10 +60,19 @@ counters_back() {
 	return $rc
 }
 
-netns_setup() {
+netns_nodes=()
+netns_bridge=0
+
+# netns_load RTSCTS_PARAMS...: the modules both setups need.
+netns_load() {
 	modprobe -a veth sch_netem sch_ingress cls_u32 act_gact || return 1
 	insmod "$moddir/ptl.ko" nid=7 || return 1
-	insmod "$moddir/ptl_rtscts.ko" "$@" || return 1
+	insmod "$moddir/ptl_rtscts.ko" "$@"
+}
+
+netns_setup() {
+	netns_load "$@" || return 1
+	netns_nodes=(default b)
 	$ip netns add b &&
 		$ip link add va type veth peer name vb &&
 		$ip link set vb netns b &&
@@ -62,10 +83,72 @@ netns_setup() {
 		$ip netns exec b "$ptlctl" iface bind 0 dev vb
 }
 
+netns_setup_bridge() {
+	local n=$1 k l
+	shift
+	[ "$n" -ge 2 ] && [ "$n" -le 16 ] || return 1
+	netns_load "$@" && modprobe bridge || return 1
+	# No STP and no forwarding delay: a port forwards as soon as it is up,
+	# as a cluster's switch port does (a learning bridge would drop the
+	# first frames, which would look like loss).
+	netns_bridge=1
+	$ip link add ptlbr type bridge stp_state 0 forward_delay 0 &&
+		$ip link set ptlbr up || return 1
+	netns_nodes=(default)
+	for ((k = 1; k <= n; k++)); do
+		l=$(netns_letter "$k")
+		# "name" and "dev" spelt out: ip takes vf (node 6) for a keyword.
+		$ip link add name "v$l" type veth peer name "p$l" &&
+			$ip link set dev "p$l" master ptlbr && $ip link set dev "p$l" up || return 1
+		if [ "$k" -gt 1 ]; then
+			netns_nodes+=("$l")
+			$ip netns add "$l" && $ip link set dev "v$l" netns "$l" &&
+				$ip -n "$l" link set dev lo up || return 1
+		fi
+		netns_exec "$k" "$ip" addr add "10.0.0.$k/24" dev "v$l" &&
+			netns_exec "$k" "$ip" link set dev "v$l" up &&
+			netns_exec "$k" "$ptlctl" iface bind 0 dev "v$l" || return 1
+	done
+}
+
+# netns_letter K: node K's letter (a, b, ...): its namespace's name
+# (but node 1's, a, is the default namespace) and its devices' suffix.
+netns_letter() {
+	local letters=abcdefghijklmnop
+	echo "${letters:$1-1:1}"
+}
+
+# netns_exec K CMD...: CMD in node K's namespace.
+netns_exec() {
+	local ns=${netns_nodes[$1 - 1]:-}
+	shift
+	if [ -z "$ns" ]; then
+		return 1
+	elif [ "$ns" = default ]; then
+		"$@"
+	else
+		$ip netns exec "$ns" "$@"
+	fi
+}
+
 netns_teardown() {
-	"$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0
-	report $? "both interfaces unbind"
-	$ip netns del b
+	local k n=${#netns_nodes[@]} rc=0
+
+	if [ "$netns_bridge" = 0 ]; then
+		"$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0
+		report $? "both interfaces unbind"
+		$ip netns del b
+	else
+		for ((k = 1; k <= n; k++)); do
+			netns_exec "$k" "$ptlctl" iface unbind 0 || rc=1
+		done
+		report $rc "all $n interfaces unbind"
+		for ((k = 2; k <= n; k++)); do
+			$ip netns del "${netns_nodes[k - 1]}"
+		done
+		$ip link del dev va
+		$ip link del dev ptlbr
+	fi
 	rmmod ptl_rtscts && rmmod ptl
 	report $? "ptl_rtscts and ptl unload"
 }
