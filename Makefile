@@ -161,8 +161,9 @@ soak: deps
 
 # make bench: Portals against local IPC peers in one guest under QEMU
 # -icount, then the core's matching micro-benchmark on the host, then the
-# two-node, block-device, Soft-RoCE and authenticated-frames parts
-# (tools/testing/bench/run-bench;
+# two-node, block-device, Soft-RoCE, authenticated-frames and MPI parts
+# (Open MPI over ptl against its TCP path: run-mpibench; BENCH_MPI=0
+# skips it) (tools/testing/bench/run-bench;
 # Documentation/performance.md).
 .PHONY: bench
 bench: all
