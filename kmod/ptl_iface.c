@@ -211,12 +211,10 @@ struct ptl_ni *ptl_iface_find_ni(struct ptl_iface *iface, u32 pid)
 	rcu_read_lock();
 	ni = xa_load(&iface->pids, pid);
 	/*
-	 * Pairs with the release in ptl_ni_create(): ni->core is set. Only
-	 * the struct is RCU-protected: ni->core is not read before the
+	 * Only the struct is RCU-protected: ni->core is not read before the
 	 * reference is taken.
 	 */
-	if (ni && (!smp_load_acquire(&ni->active) ||
-		   !kref_get_unless_zero(&ni->ref)))
+	if (ni && !ptl_ni_tryget_active(ni))
 		ni = NULL;
 	rcu_read_unlock();
 	return ni;

@@ -320,6 +320,17 @@ long ptl_ioctl_set_jid(struct ptl_file *pf, void *arg);
 struct ptl_ni *ptl_ni_lookup(struct ptl_file *pf, ptl_handle_ni_t handle);
 struct ptl_ni *ptl_ni_lookup_any(struct ptl_file *pf, ptl_handle_any_t h);
 void ptl_ni_put(struct ptl_ni *ni);
+
+/*
+ * A reference on @ni, found under RCU in a pid table, if it is active: an
+ * NI holds its pid before its core exists (ptl_ni_new()) and keeps it a
+ * while after it stops (ptl_ni_unpublish()).
+ */
+static inline bool ptl_ni_tryget_active(struct ptl_ni *ni)
+{
+	/* Pairs with the release that sets it once ni->core is set. */
+	return smp_load_acquire(&ni->active) && kref_get_unless_zero(&ni->ref);
+}
 void ptl_ni_put_async(struct ptl_ni *ni);
 void ptl_ni_flush_releases(void);
 int ptl_ni_init(void);

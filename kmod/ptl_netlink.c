@@ -532,7 +532,8 @@ static int ptl_nl_get_ni_dumpit(struct sk_buff *skb,
 			rcu_read_lock();
 			ni = xa_find(&iface->pids, &pid, ULONG_MAX,
 				     XA_PRESENT);
-			if (ni && !kref_get_unless_zero(&ni->ref))
+			/* One being made has no core yet: skip it. */
+			if (ni && !ptl_ni_tryget_active(ni))
 				ni = ERR_PTR(-ENOENT);
 			rcu_read_unlock();
 			if (!ni)
