@@ -26,7 +26,7 @@ void Cq::Progress() {
   if (wait_fd) {
     const bool waits =
         std::any_of(eps.begin(), eps.end(), [](Endpoint* ep) { return ep->Waits(); });
-    wait_fd->Update(waits, std::max(ProviderLimits().probe_interval_ms / 4, 10U));
+    wait_fd->Update(waits, WatchPeriodMs(ProviderLimits()));
   }
 }
 

@@ -41,6 +41,12 @@ struct Limits {
 };
 Limits& ProviderLimits();
 
+// How often the liveness watch looks at what waits on peers: a few times
+// per probe interval (liveness.cc, and a CQ's FI_WAIT_FD timer).
+inline unsigned WatchPeriodMs(const Limits& l) {
+  return l.probe_interval_ms / 4 > 10 ? l.probe_interval_ms / 4 : 10;
+}
+
 // The domain name of an interface: "ptl0" .. "ptl3".
 std::string DomainName(unsigned iface);
 

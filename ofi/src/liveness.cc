@@ -93,7 +93,7 @@ void Endpoint::StartWaiting(Waiting* w, ptl_process_id_t id, unsigned ep) {
 void Endpoint::Watch() {
   const uint64_t now = NowMs();
   if (now < next_watch_ms_) return;
-  next_watch_ms_ = now + std::max(limits_.probe_interval_ms / 4, 10U);
+  next_watch_ms_ = now + WatchPeriodMs(limits_);
 
   std::vector<Address> gone;
   for (const auto& [key, probe] : probes_)
