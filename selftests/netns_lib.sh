@@ -23,6 +23,10 @@
 #                                  the unload (TAP: report, from tap.sh)
 #   counters_save                  notes ptl.ko's object counters
 #   counters_back                  prints those that moved since; false if any
+#   jnum KEY                       the first integer value of "KEY" in JSON
+#                                  on stdin (ptlctl -j)
+#   wait_for SECONDS COMMAND...    until COMMAND succeeds, polling every
+#                                  0.2 s; false if it did not in time
 # Also sets build, moddir, ip, tc, ptlctl, stress, nid_a and nid_b, for
 # the scripts that source it (hence SC2034 off), and netns_nodes: the
 # nodes' namespace names after setup ("default" for node 1).
@@ -58,6 +62,18 @@ counters_back() {
 		fi
 	done
 	return $rc
+}
+
+jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }
+
+wait_for() {
+	local end=$((SECONDS + $1))
+
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.2
+	done
 }
 
 netns_nodes=()

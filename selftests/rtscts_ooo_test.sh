@@ -57,8 +57,6 @@ memcg_max=${OOO_MEMCG_MAX:-64M}
 mib=$((1 << 20))
 
 diag() { echo "# $*"; }
-# jnum KEY: the first integer value of "KEY" in JSON on stdin.
-jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }
 # jsum KEY: the sum of KEY over every object of a JSON list.
 jsum() { grep -oE "\"$1\": *[0-9]+" | grep -oE '[0-9]+$' | awk '{ s += $1 } END { print s + 0 }'; }
 # b_iface KEY: a number from interface 0 of node b (counters included).

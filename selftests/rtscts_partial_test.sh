@@ -51,19 +51,8 @@ dir=$(mktemp -d /tmp/ptl-partial.XXXXXX)
 chown $user "$dir"	# the server, as uid 1000, writes its counts there
 
 diag() { echo "# $*"; }
-# jnum KEY: the first integer value of "KEY" in JSON on stdin.
-jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }
 # b_iface KEY: a number from interface 0 of node b (counters included).
 b_iface() { $ip netns exec b "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
-# wait_for SECONDS COMMAND...: until COMMAND succeeds, polling every 0.2 s.
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.2
-	done
-}
 
 # The server, as uid 1000 on node b: its counts go to $dir/status.N.
 # server_pid is the harness's process, which runs the test in a child:

@@ -42,8 +42,6 @@ max_peers=64
 share=32
 
 diag() { echo "# $*"; }
-# jnum KEY: the first integer value of "KEY" in JSON on stdin.
-jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }
 a_iface() { "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
 # as UID CMD...: CMD as an ordinary user of the node (no namespace).
 as() {

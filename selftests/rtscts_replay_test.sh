@@ -43,7 +43,6 @@ cleanup() {
 trap cleanup EXIT
 (umask 077 && printf '%064d\n' 0 | tr 0 6 >"$work/key")
 diag() { echo "$*" | sed 's/^/# /'; }
-jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }
 b_iface() {
 	local v
 	v=$($ip netns exec b "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1")

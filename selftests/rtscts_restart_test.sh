@@ -35,8 +35,6 @@ putmany=$build/selftests/rtscts_putmany
 forger_mac=02:00:00:00:0c:0c
 
 diag() { echo "# $*"; }
-# jnum KEY: the first integer value of "KEY" in JSON on stdin.
-jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }
 jstr() { grep -oE "\"$1\": *\"[^\"]*\"" | head -n 1 | sed 's/.*"\([^"]*\)"$/\1/'; }
 # What node a knows of node b (its only peer).
 a_peer() { "$ptlctl" -j peer show 2>/dev/null; }
