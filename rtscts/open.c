@@ -30,9 +30,10 @@
  * payload) and closes with its last frame (or when it ends otherwise). A
  * receiver processes frames in sequence order, so it never holds more of
  * a sender's messages open than the sender counted when it sequenced a
- * frame. A message that would open one too many waits at the head of txq,
- * and so does everything queued behind it (headers keep their order); the
- * DATA of messages already open (after their CTS) is framed past it.
+ * frame. A request that would open one too many waits at the head of txq,
+ * and so does every request queued behind it (headers keep their order);
+ * the DATA of messages already open (after their CTS) is framed first.
+ * Responses wait in the same way on their own queue, rspq.
  *
  * Everything here runs with the peer's lock held, but cancel_rx.
  */
@@ -131,6 +132,7 @@ void rtscts_rx_close(struct rtscts_peer *peer, struct rtscts_mcb *mcb)
 /* Fails the open message of @mcb, with its events. */
 void rtscts_rx_fail(struct rtscts_peer *peer, struct rtscts_mcb *mcb)
 {
+	bool request = mcb->request;	/* mcb goes with the message */
 	struct ptl_msg *resp;
 
 	rtscts_rx_close(peer, mcb);
@@ -139,6 +141,7 @@ void rtscts_rx_fail(struct rtscts_peer *peer, struct rtscts_mcb *mcb)
 	resp = ptl_rx_done(mcb->msg, PTL_NI_FAIL);
 	if (resp)	/* never for a failure; be safe */
 		ptl_msg_sent(resp, PTL_NI_FAIL);
+	rtscts_credit_ended(peer, request, NULL);
 }
 
 /* Open messages from @peer whose NI is closing fail. */
@@ -188,22 +191,42 @@ static bool rtscts_tx_opens(const struct rtscts_peer *peer,
 					      rif->auth);
 }
 
+/* May @mcb's header go, as far as messages open at the peer go? */
+static bool rtscts_tx_may_open(const struct rtscts_peer *peer,
+			       const struct rtscts_mcb *mcb)
+{
+	return peer->tx_open < RTSCTS_MAX_RX_OPEN ||
+	       !rtscts_tx_opens(peer, mcb);
+}
+
 /*
- * The message to frame next: the head of txq, unless its header would
- * open one message too many at the peer; then the first one already open
- * (its DATA after a CTS), or none.
+ * The message to frame next. Messages begun go on first: the response at
+ * the head of rspq, the requests at the head of txq (an eager message
+ * being framed, those whose CTS came, rtscts_rx_cts). Then a response's
+ * header, which never waits for credit, then a request's, which does
+ * (credit.c). Each queue's head waits for room to open at the peer, and
+ * what is behind it waits with it.
  */
 struct rtscts_mcb *rtscts_tx_next(struct rtscts_peer *peer)
 {
-	struct rtscts_mcb *mcb;
+	struct rtscts_mcb *rsp, *req;
 
-	mcb = list_first_entry_or_null(&peer->txq, struct rtscts_mcb, node);
-	if (!mcb || mcb->hdr_out || peer->tx_open < RTSCTS_MAX_RX_OPEN ||
-	    !rtscts_tx_opens(peer, mcb))
-		return mcb;
-	list_for_each_entry(mcb, &peer->txq, node)
-		if (mcb->hdr_out)
-			return mcb;
+	rsp = list_first_entry_or_null(&peer->rspq, struct rtscts_mcb, node);
+	req = list_first_entry_or_null(&peer->txq, struct rtscts_mcb, node);
+	if (rsp && rsp->hdr_out)
+		return rsp;
+	if (req && req->hdr_out)
+		return req;
+	if (rsp && rtscts_tx_may_open(peer, rsp))
+		return rsp;
+	if (!req || !rtscts_tx_may_open(peer, req))
+		return NULL;
+	if (rtscts_credit_left(peer))
+		return req;
+	if (!req->credit_wait) {
+		req->credit_wait = true;
+		rtscts_credit_wait(peer);
+	}
 	return NULL;
 }
 

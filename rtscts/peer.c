@@ -85,6 +85,7 @@ void rtscts_peer_new_stream(struct rtscts_peer *peer)
 	peer->backoff = 0;
 	peer->in_recovery = false;
 	peer->rto_recovery = false;
+	rtscts_credit_tx_reset(peer);
 }
 
 static struct rtscts_peer *rtscts_peer_alloc(struct rtscts_if *rif, u32 nid,
@@ -110,6 +111,7 @@ static struct rtscts_peer *rtscts_peer_alloc(struct rtscts_if *rif, u32 nid,
 	INIT_LIST_HEAD(&peer->inflight);
 	INIT_LIST_HEAD(&peer->ctlq);
 	INIT_LIST_HEAD(&peer->txq);
+	INIT_LIST_HEAD(&peer->rspq);
 	INIT_LIST_HEAD(&peer->await_cts);
 	INIT_LIST_HEAD(&peer->wait_acks);
 	INIT_LIST_HEAD(&peer->rx_msgs);

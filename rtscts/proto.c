@@ -49,10 +49,8 @@ void rtscts_queue_msg(struct rtscts_peer *peer, struct ptl_msg *msg)
 	mcb->state = RTSCTS_M_QUEUED;
 	if (!rtscts_busy(peer))
 		peer->last_progress = jiffies;
-	list_add_tail(&mcb->node, &peer->txq);
+	list_add_tail(&mcb->node, mcb->response ? &peer->rspq : &peer->txq);
 	peer->nmsgs++;
-	if (mcb->response)
-		peer->nresponses++;
 	peer->st.msgs_tx++;
 	if (mcb->rts) {
 		peer->st.rts++;
@@ -116,7 +114,7 @@ static void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg,
 	rtscts_tx_close(peer, mcb);
 	peer->nmsgs--;
 	if (mcb->response)
-		peer->nresponses--;
+		rtscts_credit_answered(peer, mcb);
 	if (fail != PTL_NI_OK) {
 		peer->st.msgs_failed++;
 		rtscts_count(peer->rif, PTL_STAT_MSGS_FAILED, 1);
@@ -124,7 +122,7 @@ static void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg,
 	ptl_msg_sent(msg, fail);
 }
 
-/* The next frame of the message at the head of txq. */
+/* The next frame of the message rtscts_tx_next() picks. */
 static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 {
 	struct rtscts_mcb *mcb;
@@ -140,6 +138,8 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 		return NULL;
 	txf->msg = mcb->msg;
 	txf->msg_id = mcb->msg_id;
+	if (!mcb->hdr_out && !mcb->response)
+		rtscts_credit_spend(peer);
 	if (!mcb->hdr_out && mcb->rts) {
 		txf->type = RTSCTS_RTS;
 		mcb->hdr_out = true;
@@ -293,9 +293,12 @@ static void rtscts_detach_frames(struct rtscts_peer *peer,
 
 /* ---- receiving ---- */
 
-/* A message that has all its payload ends; its response is queued. */
+/*
+ * A message that has all its payload ends; its response is queued. A
+ * @request gives its credit back now, or when that response is done.
+ */
 static void rtscts_rx_complete(struct rtscts_peer *peer, struct ptl_msg *msg,
-			       u32 fail)
+			       bool request, u32 fail)
 {
 	struct ptl_msg *resp = ptl_rx_done(msg, fail);
 
@@ -305,11 +308,12 @@ static void rtscts_rx_complete(struct rtscts_peer *peer, struct ptl_msg *msg,
 	}
 	if (resp)
 		rtscts_queue_msg(peer, resp);
+	rtscts_credit_ended(peer, request, resp);
 }
 
 /* Waits for the rest of its payload on rx_msgs (open.c), or fails. */
 static void rtscts_rx_wait(struct rtscts_peer *peer, struct ptl_msg *msg,
-			   u32 msg_id, u64 got, u64 total)
+			   bool request, u32 msg_id, u64 got, u64 total)
 {
 	struct rtscts_mcb *mcb = rtscts_mcb(msg);
 
@@ -319,53 +323,61 @@ static void rtscts_rx_wait(struct rtscts_peer *peer, struct ptl_msg *msg,
 	mcb->next_off = got;
 	mcb->total = total;
 	mcb->state = RTSCTS_M_RX;
+	mcb->request = request;
 	if (!rtscts_rx_open(peer, mcb))
-		rtscts_rx_complete(peer, msg, PTL_NI_FAIL);
+		rtscts_rx_complete(peer, msg, request, PTL_NI_FAIL);
 }
 
-/* The Portals header of a MSG or RTS frame, to the library. */
+/*
+ * The Portals header of a MSG or RTS frame, to the library. A @request
+ * taken holds a credit; one dropped (NULL) is done with at once.
+ */
 static struct ptl_msg *rtscts_rx_hdr(struct rtscts_peer *peer,
 				     struct sk_buff *skb,
 				     const struct rtscts_frame *f,
-				     struct ptl_rx_plan *plan)
+				     bool request, struct ptl_rx_plan *plan)
 {
 	struct ptl_msg *msg;
 
 	msg = rtscts_rx_start(peer, skb->data + f->hdr_len -
 			      PTL_WIRE_HDR_LEN, f->payload_len,
 			      f->type == RTSCTS_RTS, plan);
-	if (!IS_ERR(msg)) {
-		peer->st.msgs_rx++;
-		rtscts_count(peer->rif, PTL_STAT_MSGS_RX, 1);
-	}
+	if (IS_ERR(msg))
+		return msg;
+	peer->st.msgs_rx++;
+	rtscts_count(peer->rif, PTL_STAT_MSGS_RX, 1);
+	if (request)
+		rtscts_credit_take(peer);
+	if (!msg)
+		rtscts_credit_ended(peer, request, NULL);
 	return msg;
 }
 
 static bool rtscts_rx_msg(struct rtscts_peer *peer, struct sk_buff *skb,
-			  const struct rtscts_frame *f)
+			  const struct rtscts_frame *f, bool request)
 {
 	struct ptl_rx_plan plan;
 	struct ptl_msg *msg;
 
-	msg = rtscts_rx_hdr(peer, skb, f, &plan);
+	msg = rtscts_rx_hdr(peer, skb, f, request, &plan);
 	if (IS_ERR(msg))
 		return false;
 	if (msg) {
 		if (f->payload_len > plan.payload ||
 		    ptl_msg_deposit(msg, 0, skb, f->hdr_len, f->payload_len))
-			rtscts_rx_complete(peer, msg, PTL_NI_FAIL);
+			rtscts_rx_complete(peer, msg, request, PTL_NI_FAIL);
 		else if (f->payload_len == plan.payload)
-			rtscts_rx_complete(peer, msg, PTL_NI_OK);
+			rtscts_rx_complete(peer, msg, request, PTL_NI_OK);
 		else
-			rtscts_rx_wait(peer, msg, f->msg_id, f->payload_len,
-				       plan.payload);
+			rtscts_rx_wait(peer, msg, request, f->msg_id,
+				       f->payload_len, plan.payload);
 	}
 	consume_skb(skb);
 	return true;
 }
 
 static bool rtscts_rx_rts(struct rtscts_peer *peer, struct sk_buff *skb,
-			  const struct rtscts_frame *f)
+			  const struct rtscts_frame *f, bool request)
 {
 	struct rtscts_txf *cts = rtscts_txf_alloc();
 	struct ptl_rx_plan plan;
@@ -373,7 +385,7 @@ static bool rtscts_rx_rts(struct rtscts_peer *peer, struct sk_buff *skb,
 
 	if (!cts)
 		return false;
-	msg = rtscts_rx_hdr(peer, skb, f, &plan);
+	msg = rtscts_rx_hdr(peer, skb, f, request, &plan);
 	if (IS_ERR(msg)) {
 		rtscts_txf_free(cts);
 		return false;
@@ -384,9 +396,9 @@ static bool rtscts_rx_rts(struct rtscts_peer *peer, struct sk_buff *skb,
 	cts->cts_len = msg ? plan.deposit : 0;
 	list_add_tail(&cts->node, &peer->ctlq);
 	if (msg && plan.deposit)
-		rtscts_rx_wait(peer, msg, f->msg_id, 0, plan.deposit);
+		rtscts_rx_wait(peer, msg, request, f->msg_id, 0, plan.deposit);
 	else if (msg)
-		rtscts_rx_complete(peer, msg, PTL_NI_OK);
+		rtscts_rx_complete(peer, msg, request, PTL_NI_OK);
 	consume_skb(skb);
 	return true;
 }
@@ -422,7 +434,8 @@ static void rtscts_rx_cts(struct rtscts_peer *peer,
 	}
 	mcb->next_off = 0;
 	mcb->state = RTSCTS_M_QUEUED;
-	list_move_tail(&mcb->node, &peer->txq);
+	/* Begun: ahead of the requests whose header has not gone. */
+	list_move(&mcb->node, &peer->txq);
 }
 
 static void rtscts_rx_data(struct rtscts_peer *peer, struct sk_buff *skb,
@@ -440,13 +453,13 @@ static void rtscts_rx_data(struct rtscts_peer *peer, struct sk_buff *skb,
 	    ptl_msg_deposit(msg, f->offset, skb, f->hdr_len,
 			    f->payload_len)) {
 		rtscts_rx_close(peer, mcb);
-		rtscts_rx_complete(peer, msg, PTL_NI_FAIL);
+		rtscts_rx_complete(peer, msg, mcb->request, PTL_NI_FAIL);
 		goto out;
 	}
 	mcb->next_off += f->payload_len;
 	if (mcb->next_off == mcb->total) {
 		rtscts_rx_close(peer, mcb);
-		rtscts_rx_complete(peer, msg, PTL_NI_OK);
+		rtscts_rx_complete(peer, msg, mcb->request, PTL_NI_OK);
 	}
 out:
 	consume_skb(skb);
@@ -458,20 +471,24 @@ out:
  * @skb: the frame (taken if true is returned)
  * @f: its headers
  *
- * Return: false if it cannot be taken now (no memory, too many responses
- * queued): the caller drops it unacknowledged and the peer sends it again.
+ * Return: false if it cannot be taken now (no memory, a request past the
+ * peer's credit): the caller drops it unacknowledged and the peer sends it
+ * again.
  */
 bool rtscts_deliver(struct rtscts_peer *peer, struct sk_buff *skb,
 		    const struct rtscts_frame *f)
 {
+	bool request;
+
 	switch (f->type) {
 	case RTSCTS_MSG:
 	case RTSCTS_RTS:
-		/* A peer that does not take our answers waits for them. */
-		if (peer->nresponses >= RTSCTS_MAX_RESPONSES)
+		request = rtscts_credit_is_request(skb, f);
+		if (request && !rtscts_credit_may_take(peer))
 			return false;
-		return f->type == RTSCTS_MSG ? rtscts_rx_msg(peer, skb, f) :
-					       rtscts_rx_rts(peer, skb, f);
+		return f->type == RTSCTS_MSG ?
+		       rtscts_rx_msg(peer, skb, f, request) :
+		       rtscts_rx_rts(peer, skb, f, request);
 	case RTSCTS_CTS:
 		rtscts_rx_cts(peer, f);
 		consume_skb(skb);
@@ -522,6 +539,7 @@ void rtscts_fail_msgs(struct rtscts_peer *peer, bool rx_too)
 		list_del(&txf->node);
 		rtscts_txf_free(txf);
 	}
+	rtscts_fail_list(peer, &peer->rspq);
 	rtscts_fail_list(peer, &peer->txq);
 	rtscts_fail_list(peer, &peer->await_cts);
 	rtscts_fail_list(peer, &peer->wait_acks);

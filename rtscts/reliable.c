@@ -101,6 +101,7 @@ void rtscts_fill_ack(struct rtscts_peer *peer, struct rtscts_frame *f)
 		if (d < 64)
 			f->sack |= 1ULL << d;
 	}
+	rtscts_credit_fill(peer, f);
 	peer->ack_now = false;
 	peer->rx_unacked = 0;
 }
@@ -347,6 +348,7 @@ void rtscts_on_ack(struct rtscts_peer *peer, const struct rtscts_frame *f,
 	if (!f->ack_stream || f->ack_stream != peer->tx_stream)
 		return;
 	peer->rwnd = f->window;
+	rtscts_credit_on_grant(peer, f);
 	/* An ack beyond what we sent is a lie: ignore it. */
 	if (rtscts_seq_after(f->ack, peer->snd_nxt))
 		return;
@@ -506,6 +508,7 @@ void rtscts_restart_stream(struct rtscts_peer *peer, struct sk_buff_head *xq)
 	list_for_each_entry(txf, &peer->inflight, node) {
 		txf->seq = peer->snd_nxt++;
 		txf->sacked = false;
+		rtscts_credit_resent(peer, txf);
 		skb = rtscts_rebuild(peer, txf);
 		if (skb)
 			__skb_queue_tail(xq, skb);
@@ -595,6 +598,7 @@ static bool rtscts_rx_stream(struct rtscts_peer *peer,
 	rtscts_peer_reset_rx(peer);
 	peer->rx_stream = f->stream;
 	peer->rcv_nxt = 0;
+	rtscts_credit_rx_reset(peer, 0);
 	return true;
 }
 

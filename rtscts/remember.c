@@ -40,6 +40,7 @@ struct rtscts_memory {
 	u32 rx_inc;
 	u32 rx_stream;
 	u32 rcv_nxt;
+	u32 rx_reqs;		/* requests taken (credit.c) */
 };
 
 void rtscts_remember_bind(struct rtscts_if *rif)
@@ -78,6 +79,7 @@ void rtscts_remember(struct rtscts_peer *peer)
 	m->rx_inc = peer->rx_inc;
 	m->rx_stream = peer->rx_stream;
 	m->rcv_nxt = peer->rcv_nxt;
+	m->rx_reqs = peer->rx_reqs;
 	if (!m->rx_inc || !m->rx_stream) {
 		kfree(m);		/* nothing of it to replay */
 		return;
@@ -112,6 +114,8 @@ void rtscts_recall(struct rtscts_peer *peer)
 	peer->rx_inc = m->rx_inc;
 	peer->rx_stream = m->rx_stream;
 	peer->rcv_nxt = m->rcv_nxt;
+	/* What was outstanding went with the peer: its credit is whole. */
+	rtscts_credit_rx_reset(peer, m->rx_reqs);
 	rtscts_count(rif, PTL_STAT_PEERS_RECALLED, 1);
 	kfree(m);
 }

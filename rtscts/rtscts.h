@@ -69,7 +69,12 @@
 #define RTSCTS_OWNER_NONE	U32_MAX	/* a peer charged to no uid */
 #define RTSCTS_RECLAIM_PERIOD	(5 * HZ)
 #define RTSCTS_COPYBREAK	256	/* payload copied into the linear part */
-#define RTSCTS_MAX_RESPONSES	256	/* queued per peer before pushing back */
+/*
+ * Requests a node takes from one peer's stream before it is done with them
+ * (no response, or its response acknowledged): the credit the grant field
+ * advertises (proto.c). It bounds the responses queued to one peer.
+ */
+#define RTSCTS_REQ_CREDIT	256
 #define RTSCTS_OOO_MAX_BYTES	(4U << 20)	/* buffered ahead, per peer (ooo.c) */
 /* Messages a sender keeps open at a receiver: a rule of the protocol. */
 #define RTSCTS_MAX_RX_OPEN	64
@@ -173,12 +178,14 @@ struct rtscts_peer {
 	struct list_head inflight;	/* struct rtscts_txf, by seq */
 	u32 ninflight;
 	struct list_head ctlq;		/* CTS frames waiting for a sequence */
-	struct list_head txq;		/* messages with frames to make */
+	struct list_head txq;		/* requests with frames to make */
+	struct list_head rspq;		/* responses with frames to make */
 	struct list_head await_cts;	/* RTS out, waiting for the CTS */
 	struct list_head wait_acks;	/* every frame out, not all acked */
-	u32 nmsgs;			/* messages on the four lists above */
-	u32 nresponses;			/* ... of which responses */
+	u32 nmsgs;			/* messages on the five lists above */
 	u32 tx_open;			/* ... open at the peer (open.c) */
+	u32 tx_reqs;			/* request headers framed on tx_stream */
+	u32 tx_grant;			/* ... below which it takes them */
 
 	/* receiving: its stream to us */
 	u32 rx_stream;
@@ -188,6 +195,9 @@ struct rtscts_peer {
 	unsigned long ooo_since;	/* when rcv_nxt last moved or ooo filled */
 	struct list_head rx_msgs;	/* partly received messages (open) */
 	u32 rx_open;			/* how many (open.c) */
+	u32 rx_reqs;			/* requests taken from rx_stream */
+	u32 rx_reqs_done;		/* ... and done with */
+	u32 grant_sent;			/* the grant our last frame carried */
 	u16 rx_unacked;
 	bool ack_now;			/* answer with the next frames out */
 	bool ack_delayed;		/* ack_timer will answer */
@@ -220,7 +230,7 @@ struct rtscts_txf {
 };
 
 enum rtscts_mstate {
-	RTSCTS_M_QUEUED,		/* txq: frames to make */
+	RTSCTS_M_QUEUED,		/* txq or rspq: frames to make */
 	RTSCTS_M_AWAIT_CTS,		/* await_cts */
 	RTSCTS_M_WAIT_ACKS,		/* wait_acks */
 	RTSCTS_M_RX,			/* rx_msgs */
@@ -239,6 +249,9 @@ struct rtscts_mcb {
 	bool hdr_out;			/* MSG or RTS framed */
 	bool response;			/* an ACK or REPLY we send */
 	bool open;			/* tx: counted in tx_open */
+	bool request;			/* rx: a request, holding a credit */
+	bool credit_wait;		/* tx: counted as waiting for one */
+	u32 answers;			/* a response: rx_stream of its request */
 };
 
 static inline struct rtscts_mcb *rtscts_mcb(struct ptl_msg *msg)
@@ -387,6 +400,27 @@ bool rtscts_deliver(struct rtscts_peer *peer, struct sk_buff *skb,
 		    const struct rtscts_frame *f);
 void rtscts_fail_msgs(struct rtscts_peer *peer, bool rx_too);
 void rtscts_fail_rx(struct rtscts_peer *peer);
+
+/* credit.c */
+void rtscts_credit_tx_reset(struct rtscts_peer *peer);
+bool rtscts_credit_left(const struct rtscts_peer *peer);
+void rtscts_credit_spend(struct rtscts_peer *peer);
+void rtscts_credit_resent(struct rtscts_peer *peer,
+			  const struct rtscts_txf *txf);
+void rtscts_credit_wait(struct rtscts_peer *peer);
+void rtscts_credit_on_grant(struct rtscts_peer *peer,
+			    const struct rtscts_frame *f);
+void rtscts_credit_rx_reset(struct rtscts_peer *peer, u32 taken);
+void rtscts_credit_fill(struct rtscts_peer *peer, struct rtscts_frame *f);
+bool rtscts_credit_is_request(const struct sk_buff *skb,
+			      const struct rtscts_frame *f);
+bool rtscts_credit_may_take(struct rtscts_peer *peer);
+void rtscts_credit_take(struct rtscts_peer *peer);
+void rtscts_credit_done(struct rtscts_peer *peer);
+void rtscts_credit_ended(struct rtscts_peer *peer, bool request,
+			 struct ptl_msg *resp);
+void rtscts_credit_answered(struct rtscts_peer *peer,
+			    const struct rtscts_mcb *mcb);
 
 /* auth.c */
 int rtscts_auth_bind(struct rtscts_if *rif, const u8 *key, u32 key_len,

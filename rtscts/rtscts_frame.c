@@ -25,13 +25,15 @@ enum {
 	F_WINDOW = 44,
 	F_PCSUM = 46,
 	F_SACK = 48,
+	F_GRANT = 56,
+	F_RESERVED = 60,
 	/* type headers, at RTSCTS_HDR_LEN */
-	T_MSG_ID = 56,
-	T_WORD = 60,		/* reserved, or the CTS status */
-	T_LONG = 64,		/* CTS length, DATA offset */
-	T_RESET_STREAM = 56,
-	T_RESET_RESERVED = 60,
-	T_NONCE = 56,
+	T_MSG_ID = 64,
+	T_WORD = 68,		/* reserved, or the CTS status */
+	T_LONG = 72,		/* CTS length, DATA offset */
+	T_RESET_STREAM = 64,
+	T_RESET_RESERVED = 68,
+	T_NONCE = 64,
 };
 
 u16 rtscts_hdr_len(u8 type)
@@ -94,6 +96,7 @@ static void decode_common(const u8 *b, struct rtscts_frame *f)
 	f->window = get_le16(b + F_WINDOW);
 	f->pcsum = get_le16(b + F_PCSUM);
 	f->sack = get_le64(b + F_SACK);
+	f->grant = get_le32(b + F_GRANT);
 }
 
 /* The type header; false if a reserved word is set. */
@@ -141,7 +144,7 @@ static int check_fields(const struct rtscts_frame *f)
 		return RTSCTS_FRAME_EFIELD;
 	if (f->type == RTSCTS_RESET && (f->stream || !f->reset_stream))
 		return RTSCTS_FRAME_EFIELD;
-	if (!f->ack_stream && (f->ack || f->sack))
+	if (!f->ack_stream && (f->ack || f->sack || f->grant))
 		return RTSCTS_FRAME_EFIELD;
 	switch (f->type) {
 	case RTSCTS_RTS:
@@ -205,7 +208,7 @@ int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
 		return RTSCTS_FRAME_ERESERVED;
 	if (avail < f->hdr_len)
 		return RTSCTS_FRAME_ESHORT;
-	if (!decode_type(buf, f))
+	if (get_le32(buf + F_RESERVED) || !decode_type(buf, f))
 		return RTSCTS_FRAME_ERESERVED;
 	f->payload_len = f->frame_len - f->hdr_len;
 	return check_fields(f);
@@ -237,6 +240,7 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 	put_le16(b + F_WINDOW, f->window);
 	put_le16(b + F_PCSUM, f->pcsum);
 	put_le64(b + F_SACK, f->sack);
+	put_le32(b + F_GRANT, f->grant);
 	switch (f->type) {
 	case RTSCTS_MSG:
 	case RTSCTS_RTS:

@@ -6,11 +6,11 @@
  * that the parser is also fuzzed in user space.
  *
  * A frame is an Ethernet frame of the transport's ethertype (default
- * 0x88B5) whose payload starts with this 56-byte header, every field
+ * 0x88B5) whose payload starts with this 64-byte header, every field
  * little-endian:
  *
  *   off size field       meaning
- *     0   1  version     RTSCTS_VERSION (1)
+ *     0   1  version     RTSCTS_VERSION (2)
  *     1   1  type        enum rtscts_type
  *     2   2  flags       RTSCTS_F_*
  *     4   2  frame_len   bytes from offset 0 to the end of the payload
@@ -35,8 +35,12 @@
  *                        bytes [csum_len, frame_len) the crc does not
  *                        cover (payload sent from pages); 0 if none
  *    48   8  sack        bit i set: sequence ack + 1 + i has arrived
+ *    56   4  grant       requests the receiver of this frame may have sent
+ *                        on ack_stream before it waits (cumulative, mod
+ *                        2^32, from the stream's start); 0 without ack_stream
+ *    60   4  reserved    0
  *
- * Type headers follow at offset 56:
+ * Type headers follow at offset 64:
  *   MSG   msg_id u32, reserved u32 (0), Portals header (96 bytes), then
  *         the first bytes of the message's payload (eager)
  *   RTS   msg_id u32, reserved u32 (0), Portals header (96 bytes)
@@ -67,8 +71,8 @@
 #include <ptl/portable.h>
 #include <ptl/wire.h>
 
-#define RTSCTS_VERSION		1
-#define RTSCTS_HDR_LEN		56
+#define RTSCTS_VERSION		2
+#define RTSCTS_HDR_LEN		64
 #define RTSCTS_MSG_HDR_LEN	(RTSCTS_HDR_LEN + 8 + PTL_WIRE_HDR_LEN)
 #define RTSCTS_CTS_HDR_LEN	(RTSCTS_HDR_LEN + 16)
 #define RTSCTS_DATA_HDR_LEN	(RTSCTS_HDR_LEN + 16)
@@ -130,6 +134,7 @@ struct rtscts_frame {
 	u16 window;
 	u16 pcsum;
 	u64 sack;
+	u32 grant;
 	/* type header */
 	u32 msg_id;		/* MSG, RTS, CTS, DATA */
 	u32 status;		/* CTS */

@@ -433,11 +433,14 @@ TEST_F(fault, late_reply_to_a_recycled_md_is_dropped_and_counted)
 	 * meanwhile (the short peer timeout of the other tests).
 	 */
 	ASSERT_EQ(0, sh("echo 20000 >/sys/module/ptl_rtscts/parameters/peer_timeout_ms", NULL));
-	/* u32 offsets count from the frame header: byte 69 is the type of
-	 * the Portals header inside a MSG frame, 3 a REPLY. */
+	/*
+	 * u32 offsets count from the frame header: the Portals header of a
+	 * MSG frame starts at RTSCTS_MSG_HDR_LEN - PTL_WIRE_HDR_LEN (72), and
+	 * its byte 5 is the type, 3 a REPLY.
+	 */
 	ASSERT_EQ(0, sh("/sbin/ip netns exec b /sbin/tc qdisc add dev vb clsact && "
 			"/sbin/ip netns exec b /sbin/tc filter add dev vb egress "
-			"protocol 0x88b5 u32 match u8 0x03 0xff at 69 action drop",
+			"protocol 0x88b5 u32 match u8 0x03 0xff at 77 action drop",
 			NULL));
 	ASSERT_EQ(PTL_OK, PtlMDBind(self->ni, ptl_st_md(dst, sizeof(dst),
 							PTL_MD_THRESH_INF,

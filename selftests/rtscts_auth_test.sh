@@ -77,7 +77,7 @@ bind_b key "$keys/k"
 report $? "node b bound again with the key"
 $ip link set va mtu 170 2>/dev/null
 [ $? -ne 0 ] && [ "$("$ptlctl" -j iface show 0 | jnum mtu)" = 1500 ]
-report $? "an MTU without room for a tag (170 < 177) is refused on a keyed interface"
+report $? "an MTU without room for a tag (170 < 185) is refused on a keyed interface"
 
 # 2. Traffic, every message verified at both ends.
 stress_pair() {	# stress_pair NAME COUNT

@@ -97,7 +97,7 @@ inner() {
 	$ip link set va mtu 200 && [ "$(mtu_shown 0)" = 200 ]
 	report $? "MTU 200 on the bound va is taken and shown"
 	! $ip link set va mtu 68 2>/dev/null
-	report $? "MTU 68 on the bound va is refused (a MSG frame's headers are 160 bytes)"
+	report $? "MTU 68 on the bound va is refused (a MSG frame's headers are 168 bytes)"
 	$ip link set va mtu 68 2>&1 | sed 's/^/#   /'
 	mtu=$(mtu_shown 0)
 	[ "${mtu:-0}" = 200 ] && [ "$($ip -o link show va | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')" = 200 ]

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs inside a test guest (tools/testing/vm/run): frames forged by a third host
 # cannot make a node believe that its peer restarted, nor re-point the
-# peer's link-layer address (issue 20, R4). Two 56-byte ACKs claiming to
+# peer's link-layer address (issue 20, R4). Two forged ACKs claiming to
 # come from node b in incarnations X and X + 2^31 (of two such, one is
 # always "newer" than any incarnation) used to make node a fail what was
 # in flight with b, drop b's genuine frames as stale, and send to the

@@ -69,7 +69,7 @@ Bytes Encode(const rtscts_frame& f, std::span<const uint8_t> ptl,
              std::span<const uint8_t> payload) {
   size_t hdr = std::max<size_t>(RTSCTS_HDR_LEN, rtscts_hdr_len(f.type));
   Bytes b(hdr, 0);
-  // For an unknown type the codec still writes the 56 common bytes.
+  // For an unknown type the codec writes nothing: the common header stays 0.
   rtscts_frame_encode(&f, b.data());
   if (f.type == RTSCTS_MSG || f.type == RTSCTS_RTS) {
     if (!ptl.empty() && ptl.size() != PTL_WIRE_HDR_LEN)

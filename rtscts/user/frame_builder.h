@@ -29,10 +29,15 @@ using Bytes = std::vector<uint8_t>;
 namespace off {
 inline constexpr size_t kVersion = 0, kType = 1, kFlags = 2, kFrameLen = 4, kCsumLen = 6, kCrc = 8,
                         kSrcNid = 12, kDstNid = 16, kSrcInc = 20, kDstInc = 24, kStream = 28,
-                        kSeq = 32, kAckStream = 36, kAck = 40, kWindow = 44, kReserved = 46,
-                        kSack = 48;
-// Type headers, at RTSCTS_HDR_LEN.
-inline constexpr size_t kMsgId = 56, kWord = 60, kLong = 64, kResetStream = 56, kNonce = 56;
+                        kSeq = 32, kAckStream = 36, kAck = 40, kWindow = 44, kPcsum = 46,
+                        kSack = 48, kGrant = 56, kReserved = 60;
+// Type headers, at RTSCTS_HDR_LEN: msg_id, then the reserved word (the
+// status of a CTS), then the CTS length or DATA offset; the stream of a
+// RESET, then its reserved word; the nonce of CHALLENGE and CHALLENGE_ACK.
+inline constexpr size_t kMsgId = 64, kWord = 68, kLong = 72, kResetStream = 64, kNonce = 64;
+static_assert(kReserved + 4 == RTSCTS_HDR_LEN && kMsgId == RTSCTS_HDR_LEN &&
+                  kLong + 8 == RTSCTS_DATA_HDR_LEN && kNonce + 8 == RTSCTS_CHALLENGE_HDR_LEN,
+              "the offsets follow the table in rtscts_frame.h");
 }  // namespace off
 
 // A sending node as the frames name it: nid, incarnation and its stream
@@ -46,8 +51,9 @@ struct Node {
 // A valid header of `type` (enum rtscts_type) from `src` to `dst_nid`: the
 // fields the type needs set to plausible values (msg_id 1, a CTS accepting
 // 4096 bytes, an ACK acknowledging sequence 0 of stream 7, a RESET of stream
-// 9, a CHALLENGE or CHALLENGE_ACK with a fixed nonce), window 64, everything else 0, frame_len and
-// csum_len 0 (Build() fills them). An unknown type gets the common fields only.
+// 9, a CHALLENGE or CHALLENGE_ACK with a fixed nonce), window 64,
+// everything else 0 (grant included), frame_len and csum_len 0 (Build()
+// fills them). An unknown type gets the common fields only.
 rtscts_frame Header(uint8_t type, const Node& src, uint32_t dst_nid);
 
 // A Portals PUT of `length` bytes that asks for no ACK (md_handle
@@ -57,7 +63,8 @@ ptl_hdr PutHeader(ptl_process_id_t src, ptl_process_id_t dst, ptl_pt_index_t por
 Bytes EncodePtl(const ptl_hdr& h);
 
 // The bytes of a frame: the headers of `f` exactly as given (lengths
-// included, crc 0; max(56, rtscts_hdr_len(type)) bytes), then for MSG and
+// included, crc 0; max(RTSCTS_HDR_LEN, rtscts_hdr_len(type)) bytes, all 0
+// for an unknown type, which the codec does not encode), then for MSG and
 // RTS the Portals header `ptl` in its 96 bytes (zero if `ptl` is empty;
 // it must otherwise be 96 bytes), then `payload`.
 Bytes Encode(const rtscts_frame& f, std::span<const uint8_t> ptl = {},

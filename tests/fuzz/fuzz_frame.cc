@@ -15,18 +15,20 @@
 //   wire length = avail + (bytes 1-2), or avail - 1 when they are 0xffff.
 //
 // What an accepted frame must satisfy (rtscts_frame.h):
-//  * version 1; hdr_len == rtscts_hdr_len(type) != 0 and <= avail;
+//  * version RTSCTS_VERSION (2); hdr_len == rtscts_hdr_len(type) != 0 and <= avail;
 //    hdr_len + payload_len == frame_len <= wire_len;
 //    hdr_len <= csum_len <= frame_len; no unknown flag;
 //  * nids neither 0 nor the wildcard, src_inc != 0; reliable types on a
 //    nonzero stream; ACK, RESET, CHALLENGE and CHALLENGE_ACK without seq,
 //    SYN or stream; a RESET names a nonzero stream; a CHALLENGE or
-//    CHALLENGE_ACK carries a nonzero nonce; no ack or sack without
+//    CHALLENGE_ACK carries a nonzero nonce; no ack, sack or grant without
 //    ack_stream;
 //  * RTS, CTS, ACK, RESET, CHALLENGE and CHALLENGE_ACK carry no payload; DATA some, at an offset
 //    below 2^48; a CTS's status is known, its length <= 2^48, 0 if DROP;
-//  * reserved fields are 0 and every field decodes from its documented
-//    offset; fields of other types stay 0;
+//  * reserved fields are 0 (the u32 at 60 in every type, the one after
+//    msg_id or a RESET's stream) and every field decodes from its
+//    documented offset (grant at 56, type headers from 64); fields of
+//    other types stay 0;
 //  * encoding the decoded struct gives back the same header bytes (crc 0,
 //    the Portals header left alone), which decode to the same struct;
 //  * rtscts_frame_crc() is CRC32C over [0, csum_len) with the crc field
@@ -55,11 +57,13 @@ namespace {
                "fuzz_frame: broken promise: %s\n"
                "  type %u flags %#x frame_len %u csum_len %u hdr_len %u payload_len %u\n"
                "  src %#x/%#x dst %#x/%#x stream %#x seq %#x ack_stream %#x ack %#x sack %#llx\n"
+               "  grant %#x\n"
                "  msg_id %#x status %u length %#llx offset %#llx reset_stream %#x nonce %#llx\n",
                what, f.type, f.flags, f.frame_len, f.csum_len, f.hdr_len, f.payload_len, f.src_nid,
                f.src_inc, f.dst_nid, f.dst_inc, f.stream, f.seq, f.ack_stream, f.ack,
-               (unsigned long long)f.sack, f.msg_id, f.status, (unsigned long long)f.length,
-               (unsigned long long)f.offset, f.reset_stream, (unsigned long long)f.nonce);
+               (unsigned long long)f.sack, f.grant, f.msg_id, f.status,
+               (unsigned long long)f.length, (unsigned long long)f.offset, f.reset_stream,
+               (unsigned long long)f.nonce);
   std::abort();
 }
 
@@ -96,7 +100,7 @@ const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
   if (f.type == RTSCTS_RESET && !f.reset_stream) return "RESET of stream 0";
   if ((f.type == RTSCTS_CHALLENGE || f.type == RTSCTS_CHALLENGE_ACK) && !f.nonce)
     return "CHALLENGE without a nonce";
-  if (!f.ack_stream && (f.ack || f.sack)) return "ack without ack_stream";
+  if (!f.ack_stream && (f.ack || f.sack || f.grant)) return "ack, sack or grant without ack_stream";
   size_t payload = f.frame_len - hdr;
   if (f.csum_len == f.frame_len && f.pcsum) return "pcsum with nothing to cover";
   if (tagged && (f.crc || f.pcsum)) return "a checksum in a tagged frame";
@@ -143,10 +147,10 @@ bool SameFields(const rtscts_frame& a, const rtscts_frame& b) {
          a.csum_len == b.csum_len && a.crc == b.crc && a.src_nid == b.src_nid &&
          a.dst_nid == b.dst_nid && a.src_inc == b.src_inc && a.dst_inc == b.dst_inc &&
          a.stream == b.stream && a.seq == b.seq && a.ack_stream == b.ack_stream && a.ack == b.ack &&
-         a.window == b.window && a.pcsum == b.pcsum && a.sack == b.sack && a.msg_id == b.msg_id &&
-         a.status == b.status && a.length == b.length && a.offset == b.offset &&
-         a.reset_stream == b.reset_stream && a.nonce == b.nonce && a.hdr_len == b.hdr_len &&
-         a.payload_len == b.payload_len && a.tag_len == b.tag_len;
+         a.window == b.window && a.pcsum == b.pcsum && a.sack == b.sack && a.grant == b.grant &&
+         a.msg_id == b.msg_id && a.status == b.status && a.length == b.length &&
+         a.offset == b.offset && a.reset_stream == b.reset_stream && a.nonce == b.nonce &&
+         a.hdr_len == b.hdr_len && a.payload_len == b.payload_len && a.tag_len == b.tag_len;
 }
 
 uint32_t BitwiseCrc(const uint8_t* p, size_t n) {
@@ -192,25 +196,27 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
   PROMISE(f.ack_stream == Le(buf + 36, 4) && f.ack == Le(buf + 40, 4), f);
   PROMISE(f.window == Le(buf + 44, 2) && f.pcsum == Le(buf + 46, 2) && f.sack == Le(buf + 48, 8),
           f);
+  PROMISE(f.grant == Le(buf + 56, 4) && Le(buf + 60, 4) == 0, f);
+  PROMISE(f.ack_stream || (!f.ack && !f.sack && !f.grant), f);
   switch (f.type) {
     case RTSCTS_MSG:
     case RTSCTS_RTS:
-      PROMISE(f.msg_id == Le(buf + 56, 4) && Le(buf + 60, 4) == 0, f);
+      PROMISE(f.msg_id == Le(buf + 64, 4) && Le(buf + 68, 4) == 0, f);
       break;
     case RTSCTS_CTS:
-      PROMISE(f.msg_id == Le(buf + 56, 4) && f.status == Le(buf + 60, 4), f);
-      PROMISE(f.length == Le(buf + 64, 8), f);
+      PROMISE(f.msg_id == Le(buf + 64, 4) && f.status == Le(buf + 68, 4), f);
+      PROMISE(f.length == Le(buf + 72, 8), f);
       break;
     case RTSCTS_DATA:
-      PROMISE(f.msg_id == Le(buf + 56, 4) && Le(buf + 60, 4) == 0, f);
-      PROMISE(f.offset == Le(buf + 64, 8), f);
+      PROMISE(f.msg_id == Le(buf + 64, 4) && Le(buf + 68, 4) == 0, f);
+      PROMISE(f.offset == Le(buf + 72, 8), f);
       break;
     case RTSCTS_RESET:
-      PROMISE(f.reset_stream == Le(buf + 56, 4) && Le(buf + 60, 4) == 0, f);
+      PROMISE(f.reset_stream == Le(buf + 64, 4) && Le(buf + 68, 4) == 0, f);
       break;
     case RTSCTS_CHALLENGE:
     case RTSCTS_CHALLENGE_ACK:
-      PROMISE(f.nonce == Le(buf + 56, 8), f);
+      PROMISE(f.nonce == Le(buf + 64, 8), f);
       break;
   }
   rtscts_frame carried = Carried(f);
@@ -304,6 +310,7 @@ void EncodeMode(const uint8_t* data, size_t n) {
   s.ack = uint32_t(in.Int(4));
   s.window = uint16_t(in.Int(2));
   s.sack = in.Int(8);
+  s.grant = uint32_t(in.Int(4));
   s.msg_id = uint32_t(in.Int(4));
   s.status = uint32_t(in.Int(4));
   s.length = in.Int(8);

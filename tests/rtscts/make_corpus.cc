@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   Bytes msg_frame = Build(msg, Ptl(PTL_MSG_PUT, 16), rtscts::Pattern(16));
   Write(dir, "msg", msg_frame);
   Write(dir, "msg_padded", msg_frame, 0, 30);
-  Write(dir, "msg_headers_pulled", msg_frame, 192 + 16);
+  Write(dir, "msg_headers_pulled", msg_frame, 192 + 16, 16);  // on the wire, not readable
   Write(dir, "msg_get", Build(msg, Ptl(PTL_MSG_GET, 4096)));
   Write(dir, "msg_reply", Build(msg, Ptl(PTL_MSG_REPLY, 64, 8), rtscts::Pattern(8)));
   Write(dir, "msg_ack", Build(msg, Ptl(PTL_MSG_ACK, 64, 64)));
@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   rtscts_frame cts = Header(RTSCTS_CTS, kSrc, kDst);
   cts.ack_stream = 0x202;
   cts.ack = 2;
+  cts.grant = 3;
   Write(dir, "cts", Build(cts));
   cts.status = RTSCTS_CTS_DROP;
   cts.length = 0;
@@ -84,8 +85,9 @@ int main(int argc, char** argv) {
   rtscts_frame ack = Header(RTSCTS_ACK, kSrc, kDst);
   ack.dst_inc = 0x5eed0002;
   ack.sack = 0x5;
+  ack.grant = 64;
   Write(dir, "ack", Build(ack), 0, 8);
-  ack.ack_stream = ack.ack = 0;
+  ack.ack_stream = ack.ack = ack.grant = 0;
   ack.sack = 0;
   ack.flags = RTSCTS_F_ACK_REQ;
   Write(dir, "ack_probe", Build(ack), 0, 8);
@@ -100,15 +102,17 @@ int main(int argc, char** argv) {
     auto put = [&b](uint64_t v, int n) {
       for (int i = 0; i < n; i++) b.push_back(uint8_t(v >> (8 * i)));
     };
-    put(type_sel, 1);                        // type = 1 + type_sel % 6
+    put(type_sel, 1);                        // type = 1 + type_sel % 8
     put(RTSCTS_F_ACK_REQ, 2);                // flags
     put(kSrc.nid, 4), put(kDst, 4);          // src_nid, dst_nid
     put(kSrc.inc, 4), put(0, 4);             // src_inc, dst_inc
     put(type_sel < 4 ? kSrc.stream : 0, 4);  // stream
     put(0, 4), put(0, 4), put(0, 4);         // seq, ack_stream, ack
     put(64, 2), put(0, 8);                   // window, sack
+    put(0, 4);                               // grant (no ack_stream)
     put(1, 4), put(0, 4), put(0, 8);         // msg_id, status, length
     put(offset, 8), put(reset_stream, 4);    // offset, reset_stream
+    put(0, 8);                               // nonce
     put(payload, 2), put(0, 2), put(0, 1);   // payload, csum extra, padding
     Bytes ptl = rtscts::EncodePtl(rtscts::PutHeader({kSrc.nid, 1}, {kDst, 2}, 0, 0, payload));
     b.insert(b.end(), ptl.begin(), ptl.end());  // MSG and RTS: the Portals header

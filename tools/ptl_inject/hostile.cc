@@ -113,9 +113,10 @@ std::string Lower(std::string_view s) {
 void Catalogue::AddTruncated() {
   // Shorter than the common header: nothing can be read.
   Bytes ack = Valid(RTSCTS_ACK);
-  for (size_t n : {0, 1, 8, 12, 55})
+  for (size_t n : {0, 1, 8, 12, 63})
     Add("truncated", "bytes-" + std::to_string(n),
-        std::to_string(n) + " bytes: shorter than the 56-byte common header",
+        std::to_string(n) + " bytes: shorter than the " + std::to_string(RTSCTS_HDR_LEN) +
+            "-byte common header",
         Bytes(ack.begin(), ack.begin() + n), RTSCTS_FRAME_ESHORT);
   // Each type one byte short of its headers, frame_len as sent.
   for (uint8_t t : kTypes) {
@@ -129,8 +130,11 @@ void Catalogue::AddTruncated() {
 }
 
 void Catalogue::AddHeaderErrors() {
-  for (int v : {0, 2, 0xff})
-    Add("bad_version", "version-" + std::to_string(v), "version byte not 1",
+  // RTSCTS_VERSION - 1: the format before grant and the reserved word at
+  // 56..63, its type headers 8 bytes earlier.
+  for (int v : {0, RTSCTS_VERSION - 1, RTSCTS_VERSION + 1, 0xff})
+    Add("bad_version", "version-" + std::to_string(v),
+        "version byte not " + std::to_string(RTSCTS_VERSION),
         Patched(RTSCTS_MSG, [v](Bytes& b) { b[off::kVersion] = uint8_t(v); }),
         RTSCTS_FRAME_EVERSION);
   for (int t : {0, 9, 0xff})
@@ -200,8 +204,13 @@ void Catalogue::AddChecksums() {
 }
 
 void Catalogue::AddReserved() {
-  Add("reserved", "common", "the reserved u16 at offset 46 set",
-      Patched(RTSCTS_ACK, [](Bytes& b) { Put16(b, off::kReserved, 1); }), RTSCTS_FRAME_ERESERVED);
+  for (uint8_t t : kTypes)
+    Add("reserved", "common-" + Lower(rtscts::TypeName(t)),
+        "the reserved u32 at offset 60 of the common header set",
+        Patched(t, [](Bytes& b) { Put32(b, off::kReserved, 0x00000100u); }),
+        RTSCTS_FRAME_ERESERVED);
+  Add("reserved", "pcsum", "pcsum (offset 46) set in an ACK the crc covers whole",
+      Patched(RTSCTS_ACK, [](Bytes& b) { Put16(b, off::kPcsum, 1); }), RTSCTS_FRAME_ERESERVED);
   for (uint8_t t : {RTSCTS_MSG, RTSCTS_RTS, RTSCTS_DATA, RTSCTS_RESET})
     Add("reserved", Lower(rtscts::TypeName(t)) + "-word", "the reserved u32 of the type header set",
         Patched(t, [](Bytes& b) { Put32(b, off::kWord, 0x80000000u); }), RTSCTS_FRAME_ERESERVED);
@@ -242,6 +251,12 @@ void Catalogue::AddFields() {
       {"ack-with-stream", RTSCTS_ACK, [](rtscts_frame& f) { f.stream = 5; }},
       {"reset-stream-zero", RTSCTS_RESET, [](rtscts_frame& f) { f.reset_stream = 0; }},
       {"ack-without-ack-stream", RTSCTS_ACK, [](rtscts_frame& f) { f.ack_stream = 0; }},
+      {"ack-grant-without-ack-stream", RTSCTS_ACK,
+       [](rtscts_frame& f) {
+         f.ack_stream = f.ack = 0;
+         f.grant = 64;
+       }},
+      {"msg-grant-without-ack-stream", RTSCTS_MSG, [](rtscts_frame& f) { f.grant = ~0u; }},
       {"cts-status", RTSCTS_CTS, [](rtscts_frame& f) { f.status = 7; }},
       {"cts-length", RTSCTS_CTS, [](rtscts_frame& f) { f.length = kMaxOffset + 1; }},
       {"cts-drop-length", RTSCTS_CTS,
@@ -357,6 +372,14 @@ void Catalogue::AddProtocol() {
               f.ack_stream = 0x0badf00d;
               f.ack = 0x40000000;
               f.sack = ~0ULL;
+            }),
+      RTSCTS_FRAME_OK, Flaw::kUnknownStream);
+  Add("unknown_stream", "ack-grant", "an ACK granting 2^32-1 requests on a stream never sent on",
+      Valid(RTSCTS_ACK,
+            [](rtscts_frame& f) {
+              f.ack_stream = 0x0badf00e;
+              f.ack = 0;
+              f.grant = ~0u;
             }),
       RTSCTS_FRAME_OK, Flaw::kUnknownStream);
   Add("unknown_stream", "reset", "a RESET of a stream the receiver never had",

@@ -41,7 +41,7 @@ inline constexpr int kAnyRefusal = 1;
 
 struct HostileFrame {
   std::string kind;  // the group it is counted in: "truncated", "bad_crc", ...
-  std::string name;  // unique: "truncated/ack-55"
+  std::string name;  // unique: "truncated/ack-63"
   std::string why;   // one line for -v
   Bytes frame;       // what follows the Ethernet header
   int expect = 0;    // rtscts_frame_decode(frame, size, size): OK, an error, kAnyRefusal
@@ -58,7 +58,7 @@ struct HostileParams {
   uint32_t dst_pid = 0;  // Portals pid and portal the MSG frames address
   uint32_t portal = 0;
   uint64_t seed = 1;     // of the random frames
-  uint32_t random = 16;  // how many random frames (half of them with version 1)
+  uint32_t random = 16;  // how many random frames (half with RTSCTS_VERSION)
 };
 
 // Msg ids no frame of the catalogue announces (kUnknownMsg).
@@ -74,8 +74,8 @@ std::vector<HostileFrame> HostileCatalogue(const HostileParams& params);
 // The kinds, in catalogue order (the keys of the JSON report).
 std::vector<std::string> HostileKinds(const std::vector<HostileFrame>& catalogue);
 
-// Random frame bytes, length 0..max_len; half of them start with version 1
-// and a known type so that they get past the first checks.
+// Random frame bytes, length 0..max_len; half of them start with
+// RTSCTS_VERSION and a known type so that they get past the first checks.
 Bytes RandomFrame(uint64_t& state, size_t max_len);
 
 // splitmix64: the generator of every pseudo-random choice here.

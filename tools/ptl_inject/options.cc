@@ -117,7 +117,7 @@ peers:
 
 forge (also --dst-nid, --src-nid, --src-mac, --dst-inc):
   --incs N[,N...]         the incarnations claimed, one frame each (required)
-  --type ack|challenge-ack  what is forged (default ack: 56 bytes, no ack fields)
+  --type ack|challenge-ack  what is forged (default ack: 64 bytes, no ack fields)
 
 gap (also --dst-nid, --peers, --first-nid, --seed, --own-mac):
   --frames K              frames per node (default 64)

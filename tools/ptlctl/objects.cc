@@ -87,6 +87,8 @@ constexpr auto kStatNames = Table<__PTL_STAT_MAX>({
     {PTL_STAT_PEERS_RECALLED, "peers_recalled"},
     {PTL_STAT_PEERS_FORGOTTEN, "peers_forgotten"},
     {PTL_STAT_NO_DST_INC, "no_dst_inc"},
+    {PTL_STAT_CREDIT_WAITS, "credit_waits"},
+    {PTL_STAT_CREDIT_REFUSED, "credit_refused"},
 });
 
 constexpr auto kAttrNames = Table<__PTL_A_MAX>({

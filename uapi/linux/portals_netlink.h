@@ -270,6 +270,9 @@ enum ptl_stat {
 	PTL_STAT_PEERS_RECALLED,	/* ... that came back to a new peer */
 	PTL_STAT_PEERS_FORGOTTEN,	/* freed, not remembered: cap or memory */
 	PTL_STAT_NO_DST_INC,		/* streams that did not name us: RESET */
+	/* ptl_rtscts: request credit (interface) */
+	PTL_STAT_CREDIT_WAITS,		/* requests that waited for a peer's grant */
+	PTL_STAT_CREDIT_REFUSED,	/* requests refused: past the sender's credit */
 	__PTL_STAT_MAX
 };
 #define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)

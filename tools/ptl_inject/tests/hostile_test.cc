@@ -138,6 +138,67 @@ TEST(Hostile, CoversEveryKindOfFrameItIsFor) {
     EXPECT_TRUE(have.count(k)) << k;
 }
 
+// A frame spoiled in one field is a valid frame once that field is put
+// right: it hits the field its name says (an offset that moved with the
+// format would hit another field, and the codec could still refuse it for
+// the same reason).
+TEST(Hostile, SpoiledFieldsAreTheOnesTheFramesName) {
+  struct Field {
+    const char* name;  // a frame's full name, or a prefix ending in '*'
+    size_t at, width;  // the field spoiled
+    uint64_t good;     // what makes the frame valid
+    int count;         // frames expected to match
+  };
+  const Field fields[] = {
+      {"bad_version/version-1", 0, 1, RTSCTS_VERSION, 1},  // the format before this one
+      {"reserved/common-*", 60, 4, 0, 6},
+      {"reserved/pcsum", 46, 2, 0, 1},
+      {"reserved/msg-word", 68, 4, 0, 1},
+      {"reserved/rts-word", 68, 4, 0, 1},
+      {"reserved/data-word", 68, 4, 0, 1},
+      {"reserved/reset-word", 68, 4, 0, 1},
+      {"bad_field/ack-grant-without-ack-stream", 56, 4, 0, 1},
+      {"bad_field/msg-grant-without-ack-stream", 56, 4, 0, 1},
+  };
+  auto cat = HostileCatalogue(Params());
+  for (const Field& fd : fields) {
+    std::string want = fd.name;
+    bool prefix = want.back() == '*';
+    if (prefix) want.pop_back();
+    int seen = 0;
+    for (const auto& h : cat) {
+      if (prefix ? h.name.rfind(want, 0) != 0 : h.name != want) continue;
+      seen++;
+      SCOPED_TRACE(h.name);
+      Bytes b = h.frame;
+      ASSERT_GE(b.size(), fd.at + fd.width);
+      uint64_t v = 0;
+      for (size_t i = 0; i < fd.width; i++) v |= uint64_t(b[fd.at + i]) << (8 * i);
+      EXPECT_NE(v, fd.good) << "the field at " << fd.at << " is not the spoiled one";
+      rtscts_frame f;
+      EXPECT_NE(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+      for (size_t i = 0; i < fd.width; i++) b[fd.at + i] = uint8_t(fd.good >> (8 * i));
+      rtscts::Seal(b);
+      EXPECT_EQ(rtscts::ErrName(rtscts::Decode(b, &f)), rtscts::ErrName(RTSCTS_FRAME_OK))
+          << "put right at " << fd.at;
+    }
+    EXPECT_EQ(seen, fd.count) << fd.name;
+  }
+  // The ACK about an unknown stream that grants: grant at 56, about the
+  // ack_stream at 36.
+  int grants = 0;
+  for (const auto& h : cat) {
+    if (h.name != "unknown_stream/ack-grant") continue;
+    grants++;
+    rtscts_frame f;
+    ASSERT_EQ(rtscts::Decode(h.frame, &f), RTSCTS_FRAME_OK);
+    EXPECT_EQ(f.grant, ~0u);
+    EXPECT_NE(f.ack_stream, 0u);
+    EXPECT_EQ(h.frame[56] & h.frame[57] & h.frame[58] & h.frame[59], 0xff);
+  }
+  EXPECT_EQ(grants, 1);
+}
+
 TEST(Hostile, TruncatedFramesAreShorterThanTheHeadersTheyClaim) {
   for (const auto& h : HostileCatalogue(Params())) {
     if (h.kind != "truncated") continue;
@@ -190,15 +251,15 @@ TEST(Hostile, RandomCountIsHonoured) {
 
 TEST(Hostile, RandomFramesHalfStartLikeAFrame) {
   uint64_t state = 7;
-  int v1 = 0;
+  int framelike = 0;
   for (int i = 0; i < 1000; i++) {
     Bytes b = RandomFrame(state, 300);
     EXPECT_LE(b.size(), 300u);
-    if (b.size() > 1 && b[0] == RTSCTS_VERSION && rtscts_hdr_len(b[1])) v1++;
+    if (b.size() > 1 && b[0] == RTSCTS_VERSION && rtscts_hdr_len(b[1])) framelike++;
     rtscts_frame f;
     EXPECT_NE(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
   }
-  EXPECT_GT(v1, 400);
+  EXPECT_GT(framelike, 400);
 }
 
 }  // namespace
