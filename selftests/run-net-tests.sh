@@ -48,7 +48,10 @@
 #     re-point its address (rtscts_restart_test.sh: ptl_inject forge);
 # 14. frames recorded on a keyed segment and replayed after the receiver
 #     forgot their sender, or after it was bound again, deliver nothing
-#     (rtscts_replay_test.sh: ptl_inject record and replay).
+#     (rtscts_replay_test.sh: ptl_inject record and replay);
+# 15. two nodes flooding each other with puts that ask for ACKs
+#     (rtscts_flood_test.sh: request credit; every put ends well, none
+#     refused, long before the peer timeout).
 # Environment: NET_MESSAGES, NET_PAIRS (4), NET_MTU (9000),
 # NET_ONLY_TRAFFIC=1 (only part 3: make soak), NET_STRESS_REPORT=1
 # (ptl_stress prints its reports; make soak sums them).
@@ -197,6 +200,12 @@ fi
 if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
 	echo "# running rtscts_replay_test.sh"
 	"$top/selftests/rtscts_replay_test.sh" || failures=$((failures + 1))
+fi
+
+# 15. Both nodes flood each other (their own nodes).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_flood_test.sh"
+	"$top/selftests/rtscts_flood_test.sh" || failures=$((failures + 1))
 fi
 
 exit $((failures > 0))
