@@ -68,6 +68,12 @@ fi
 # hpcc's ranks start in its directory on both nodes (mpirun's --wdir)
 mkdir -p /tmp/hpcc-2 /tmp/hpcc-4
 
+# The transport's counters of this node, as diagnostics (a failure's
+# first clue: msgs_failed, timeouts, credit_refused, ...).
+transport_counters() {
+	"$ptlctl" -s iface show 0 2>&1 | sed "s/^/# node $NODE: /"
+}
+
 leftovers() {	# the counters of ptl.ko that are not zero
 	local c v rc=0
 
@@ -84,6 +90,7 @@ if [ "$NODE" = 1 ]; then
 	# ends a node 0 that never does).
 	"$mpi_agent" --serve
 	report $? "node 1: served mpirun's daemon launches until node 0 was done"
+	transport_counters
 	leftovers
 	report $? "node 1: nothing left behind by the ranks"
 	transport_down && rmmod ptl
@@ -114,6 +121,7 @@ fi
 
 "$mpi_agent" --stop "$PEER_IP"
 report $? "node 0: node 1's agent stopped"
+transport_counters
 leftovers
 report $? "node 0: nothing left behind by the ranks"
 transport_down && rmmod ptl
