@@ -200,67 +200,34 @@ static bool rtscts_tx_may_open(const struct rtscts_peer *peer,
 }
 
 /*
- * The response to frame next: rspq's first, begun or free to open at the
- * peer; past one that may not open, only those begun. Responses begun
- * take turns (rtscts_next_msg_frame), so rspq is no longer in order of
- * beginning; it is bounded by the requests the peer may have outstanding
- * (credit.c), so the walk is too.
- */
-static struct rtscts_mcb *rtscts_rsp_next(struct rtscts_peer *peer)
-{
-	struct rtscts_mcb *mcb;
-	bool headers = true;
-
-	list_for_each_entry(mcb, &peer->rspq, node) {
-		if (mcb->hdr_out)
-			return mcb;
-		if (headers && rtscts_tx_may_open(peer, mcb))
-			return mcb;
-		headers = false;
-	}
-	return NULL;
-}
-
-/*
- * The request to frame next: those begun (an eager message being framed,
- * those whose CTS came, rtscts_rx_cts) are at the head of txq. Then the
- * first of the others, if it may open at the peer and there is credit
- * (credit.c); the rest wait behind it, in order.
- */
-static struct rtscts_mcb *rtscts_req_next(struct rtscts_peer *peer)
-{
-	struct rtscts_mcb *mcb;
-
-	mcb = list_first_entry_or_null(&peer->txq, struct rtscts_mcb, node);
-	if (!mcb || mcb->hdr_out)
-		return mcb;
-	if (!rtscts_tx_may_open(peer, mcb))
-		return NULL;
-	if (rtscts_credit_left(peer))
-		return mcb;
-	if (!mcb->credit_wait) {
-		mcb->credit_wait = true;
-		rtscts_credit_wait(peer);
-	}
-	return NULL;
-}
-
-/*
- * The message to frame next: a response or a request, taking turns when
- * both have a frame to go, so that neither kind holds up the other (a
- * probe behind a bulk REPLY, ACKs behind a long put). Responses never
- * wait for credit: that is what keeps two peers from waiting on each
- * other (credit.c).
+ * The message to frame next. Messages begun go on first: the response at
+ * the head of rspq, the requests at the head of txq (an eager message
+ * being framed, those whose CTS came, rtscts_rx_cts). Then a response's
+ * header, which never waits for credit, then a request's, which does
+ * (credit.c). Each queue's head waits for room to open at the peer, and
+ * what is behind it waits with it.
  */
 struct rtscts_mcb *rtscts_tx_next(struct rtscts_peer *peer)
 {
-	struct rtscts_mcb *rsp = rtscts_rsp_next(peer);
-	struct rtscts_mcb *req = rtscts_req_next(peer);
+	struct rtscts_mcb *rsp, *req;
 
-	if (!rsp || !req)
-		return rsp ? rsp : req;
-	peer->tx_rsp_turn = !peer->tx_rsp_turn;
-	return peer->tx_rsp_turn ? rsp : req;
+	rsp = list_first_entry_or_null(&peer->rspq, struct rtscts_mcb, node);
+	req = list_first_entry_or_null(&peer->txq, struct rtscts_mcb, node);
+	if (rsp && rsp->hdr_out)
+		return rsp;
+	if (req && req->hdr_out)
+		return req;
+	if (rsp && rtscts_tx_may_open(peer, rsp))
+		return rsp;
+	if (!req || !rtscts_tx_may_open(peer, req))
+		return NULL;
+	if (rtscts_credit_left(peer))
+		return req;
+	if (!req->credit_wait) {
+		req->credit_wait = true;
+		rtscts_credit_wait(peer);
+	}
+	return NULL;
 }
 
 /* The header of @mcb is framed and not all of its payload: it is open. */

@@ -138,9 +138,10 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 		return NULL;
 	txf->msg = mcb->msg;
 	txf->msg_id = mcb->msg_id;
+	if (!mcb->hdr_out && !mcb->response)
+		rtscts_credit_spend(peer);
 	if (!mcb->hdr_out && mcb->rts) {
 		txf->type = RTSCTS_RTS;
-		rtscts_credit_spend(peer);
 		mcb->hdr_out = true;
 		rtscts_tx_open(peer, mcb);
 		mcb->unacked++;
@@ -162,19 +163,11 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 	txf->type = type;
 	txf->off = mcb->next_off;
 	txf->len = min_t(u64, mcb->total - mcb->next_off, room);
-	if (!mcb->hdr_out && !mcb->response)
-		rtscts_credit_spend(peer);
 	mcb->hdr_out = true;
 	mcb->next_off += txf->len;
 	mcb->unacked++;
 	if (mcb->next_off < mcb->total) {
 		rtscts_tx_open(peer, mcb);
-		/*
-		 * Responses take turns, a frame each: an ACK or a probe's
-		 * REPLY never waits behind a REPLY of megabytes.
-		 */
-		if (mcb->response)
-			list_move_tail(&mcb->node, &peer->rspq);
 	} else {
 		rtscts_tx_close(peer, mcb);
 		txf->last = true;

@@ -186,7 +186,6 @@ struct rtscts_peer {
 	u32 tx_open;			/* ... open at the peer (open.c) */
 	u32 tx_reqs;			/* request headers framed on tx_stream */
 	u32 tx_grant;			/* ... below which it takes them */
-	bool tx_rsp_turn;		/* a response framed last (open.c) */
 
 	/* receiving: its stream to us */
 	u32 rx_stream;

@@ -364,66 +364,6 @@ TEST_F(data, get_returns_target_bytes_with_reply_fields_and_unlink)
 	EXPECT_EQ(0, ptl_peer_wait(&self->p));
 }
 
-/*
- * A get's REPLY that is 32 MiB long must not hold up another's of 8 bytes
- * asked for just after it: the transport takes turns between the messages
- * it sends (version 1 of ptl_rtscts framed the first to its end, and the
- * MPI provider's liveness probes timed out behind bulk data).
- */
-#define BULK_LEN	(32U << 20)
-
-static int bulk_target(struct ptl_chan *c, void *arg)
-{
-	struct who me, test;
-	ptl_handle_ni_t ni = peer_open(c, NULL, &me, &test);
-	char *bulk = page_buf(BULK_LEN), *small = page_buf(4096);
-	ptl_handle_md_t md;
-
-	CK_RC(PTL_OK, PtlMDAttach(me_attach(ni, 20, PTL_RETAIN),
-				  ptl_st_md(bulk, BULK_LEN, PTL_MD_THRESH_INF,
-					    PTL_MD_OP_GET, PTL_EQ_NONE),
-				  PTL_RETAIN, &md));
-	CK_RC(PTL_OK, PtlMDAttach(me_attach(ni, 21, PTL_RETAIN),
-				  ptl_st_md(small, 8, PTL_MD_THRESH_INF,
-					    PTL_MD_OP_GET, PTL_EQ_NONE),
-				  PTL_RETAIN, &md));
-	chan_tell(c, 1);
-	CK(2, wait_cmd(c));
-	return 0;
-}
-
-TEST_F(data, a_small_reply_is_not_held_behind_a_bulk_one)
-{
-	ptl_handle_eq_t eq = eq_alloc(self->ni, 16);
-	char *bulk = page_buf(BULK_LEN), *small = page_buf(4096);
-	ptl_handle_md_t bulk_md, small_md;
-	ptl_event_t ev;
-	int ready, ends = 0;
-
-	if (!ptl_st_two_nodes())
-		SKIP(return, "needs two nodes (PTL_PEER_NETNS)");
-	start_peer(_metadata, self, bulk_target);
-	ASSERT_EQ(0, ptl_peer_recv(&self->p, &ready, sizeof(ready)));
-	ASSERT_EQ(PTL_OK, PtlMDBind(self->ni, ptl_st_md(bulk, BULK_LEN, 1, 0,
-							eq),
-				    PTL_RETAIN, &bulk_md));
-	ASSERT_EQ(PTL_OK, PtlMDBind(self->ni, ptl_st_md(small, 8, 1, 0, eq),
-				    PTL_RETAIN, &small_md));
-	ASSERT_EQ(PTL_OK, PtlGet(bulk_md, self->peer.id, PT, 0, 20, 0));
-	ASSERT_EQ(PTL_OK, PtlGet(small_md, self->peer.id, PT, 0, 21, 0));
-	while (ends < 2) {
-		ASSERT_EQ(PTL_OK, ptl_st_next(eq, &ev, PTL_ST_TIMEOUT_MS));
-		if (ev.type != PTL_EVENT_REPLY_END)
-			continue;
-		ASSERT_EQ(PTL_NI_OK, ev.ni_fail_type);
-		/* The small one first, though asked for second. */
-		EXPECT_EQ(ends ? bulk_md : small_md, ev.md_handle);
-		ends++;
-	}
-	tell_peer(&self->p, 2);
-	EXPECT_EQ(0, ptl_peer_wait(&self->p));
-}
-
 /* ---- getput ---- */
 
 static int getput_target(struct ptl_chan *c, void *arg)
