@@ -128,8 +128,10 @@ if [ "${MPI_NETPIPE:-0}" = 1 ]; then
 	fi
 fi
 
-if [ "$nodes" -gt 2 ]; then
-	# What scale costs each node: frames, retransmissions, peers.
+# Each node's transport counters: at scale, what it costs (frames,
+# retransmissions, peers); on a failure, its first clue (msgs_failed,
+# late_responses, credit).
+if [ "$nodes" -ge 2 ]; then
 	for ((k = 1; k <= nodes; k++)); do
 		echo "# node $k (10.0.0.$k):"
 		netns_exec $k "$ptlctl" -s iface show 0 2>&1 | sed 's/^/#   /'
