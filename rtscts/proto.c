@@ -138,10 +138,9 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 		return NULL;
 	txf->msg = mcb->msg;
 	txf->msg_id = mcb->msg_id;
-	if (!mcb->hdr_out && !mcb->response)
-		rtscts_credit_spend(peer);
 	if (!mcb->hdr_out && mcb->rts) {
 		txf->type = RTSCTS_RTS;
+		rtscts_credit_spend(peer);
 		mcb->hdr_out = true;
 		rtscts_tx_open(peer, mcb);
 		mcb->unacked++;
@@ -163,6 +162,9 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 	txf->type = type;
 	txf->off = mcb->next_off;
 	txf->len = min_t(u64, mcb->total - mcb->next_off, room);
+	/* A header really framed: only now does a request take a credit. */
+	if (!mcb->hdr_out && !mcb->response)
+		rtscts_credit_spend(peer);
 	mcb->hdr_out = true;
 	mcb->next_off += txf->len;
 	mcb->unacked++;
