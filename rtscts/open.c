@@ -200,34 +200,68 @@ static bool rtscts_tx_may_open(const struct rtscts_peer *peer,
 }
 
 /*
- * The message to frame next. Messages begun go on first: the response at
- * the head of rspq, the requests at the head of txq (an eager message
- * being framed, those whose CTS came, rtscts_rx_cts). Then a response's
- * header, which never waits for credit, then a request's, which does
- * (credit.c). Each queue's head waits for room to open at the peer, and
- * what is behind it waits with it.
+ * May @req's header go, as far as credit goes (credit.c)? A request that
+ * must wait is counted once.
  */
-struct rtscts_mcb *rtscts_tx_next(struct rtscts_peer *peer)
+static bool rtscts_tx_credit(struct rtscts_peer *peer, struct rtscts_mcb *req)
 {
-	struct rtscts_mcb *rsp, *req;
-
-	rsp = list_first_entry_or_null(&peer->rspq, struct rtscts_mcb, node);
-	req = list_first_entry_or_null(&peer->txq, struct rtscts_mcb, node);
-	if (rsp && rsp->hdr_out)
-		return rsp;
-	if (req && req->hdr_out)
-		return req;
-	if (rsp && rtscts_tx_may_open(peer, rsp))
-		return rsp;
-	if (!req || !rtscts_tx_may_open(peer, req))
-		return NULL;
 	if (rtscts_credit_left(peer))
-		return req;
+		return true;
 	if (!req->credit_wait) {
 		req->credit_wait = true;
 		rtscts_credit_wait(peer);
 	}
-	return NULL;
+	return false;
+}
+
+/*
+ * The list a new message waits on for its frames: requests on txq, in
+ * order; responses whole in one frame on rspq_short, the others on rspq.
+ * Nothing orders responses among themselves (each answers a request
+ * already matched), so the short ones may pass the long.
+ */
+struct list_head *rtscts_tx_queue(struct rtscts_peer *peer,
+				  const struct rtscts_mcb *mcb)
+{
+	if (!mcb->response)
+		return &peer->txq;
+	return rtscts_tx_opens(peer, mcb) ? &peer->rspq : &peer->rspq_short;
+}
+
+/*
+ * The message to frame next: small frames before bulk ones.
+ *
+ * First a response whole in one frame (rspq_short: an ACK, a short
+ * REPLY), then the header of the request at the head of txq (a GET, a
+ * short put, an RTS, the first frame of an eager message), if it has
+ * room to open at the peer and credit. Neither ever waits behind the
+ * megabytes of a message begun before it: a liveness probe or a short MPI
+ * message is answered in about a round trip while bulk data streams.
+ * Their number is bounded by the requests the peer may have outstanding,
+ * and by our own credit and open messages.
+ *
+ * Then the response at the head of rspq (responses begin only there),
+ * its header if it has room to open; then the data of the requests begun
+ * (txq_begun: an eager message's rest, those whose CTS came), in the
+ * order they began. What waits at the head of a queue holds back what is
+ * behind it: requests' headers keep their order.
+ */
+struct rtscts_mcb *rtscts_tx_next(struct rtscts_peer *peer)
+{
+	struct rtscts_mcb *mcb;
+
+	mcb = list_first_entry_or_null(&peer->rspq_short, struct rtscts_mcb,
+				       node);
+	if (mcb)	/* begun only if the MTU shrank since it was queued */
+		return mcb;
+	mcb = list_first_entry_or_null(&peer->txq, struct rtscts_mcb, node);
+	if (mcb && rtscts_tx_may_open(peer, mcb) && rtscts_tx_credit(peer, mcb))
+		return mcb;
+	mcb = list_first_entry_or_null(&peer->rspq, struct rtscts_mcb, node);
+	if (mcb && (mcb->hdr_out || rtscts_tx_may_open(peer, mcb)))
+		return mcb;
+	return list_first_entry_or_null(&peer->txq_begun, struct rtscts_mcb,
+					node);
 }
 
 /* The header of @mcb is framed and not all of its payload: it is open. */

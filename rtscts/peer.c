@@ -111,7 +111,9 @@ static struct rtscts_peer *rtscts_peer_alloc(struct rtscts_if *rif, u32 nid,
 	INIT_LIST_HEAD(&peer->inflight);
 	INIT_LIST_HEAD(&peer->ctlq);
 	INIT_LIST_HEAD(&peer->txq);
+	INIT_LIST_HEAD(&peer->txq_begun);
 	INIT_LIST_HEAD(&peer->rspq);
+	INIT_LIST_HEAD(&peer->rspq_short);
 	INIT_LIST_HEAD(&peer->await_cts);
 	INIT_LIST_HEAD(&peer->wait_acks);
 	INIT_LIST_HEAD(&peer->rx_msgs);

@@ -49,7 +49,7 @@ void rtscts_queue_msg(struct rtscts_peer *peer, struct ptl_msg *msg)
 	mcb->state = RTSCTS_M_QUEUED;
 	if (!rtscts_busy(peer))
 		peer->last_progress = jiffies;
-	list_add_tail(&mcb->node, mcb->response ? &peer->rspq : &peer->txq);
+	list_add_tail(&mcb->node, rtscts_tx_queue(peer, mcb));
 	peer->nmsgs++;
 	peer->st.msgs_tx++;
 	if (mcb->rts) {
@@ -127,6 +127,7 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 {
 	struct rtscts_mcb *mcb;
 	struct rtscts_txf *txf;
+	bool header;
 	u32 room;
 	u8 type;
 
@@ -163,13 +164,17 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 	txf->off = mcb->next_off;
 	txf->len = min_t(u64, mcb->total - mcb->next_off, room);
 	/* A header really framed: only now does a request take a credit. */
-	if (!mcb->hdr_out && !mcb->response)
+	header = !mcb->hdr_out;
+	if (header && !mcb->response)
 		rtscts_credit_spend(peer);
 	mcb->hdr_out = true;
 	mcb->next_off += txf->len;
 	mcb->unacked++;
 	if (mcb->next_off < mcb->total) {
 		rtscts_tx_open(peer, mcb);
+		/* A begun response stays at the head of rspq. */
+		if (header && !mcb->response)
+			list_move_tail(&mcb->node, &peer->txq_begun);
 	} else {
 		rtscts_tx_close(peer, mcb);
 		txf->last = true;
@@ -436,8 +441,8 @@ static void rtscts_rx_cts(struct rtscts_peer *peer,
 	}
 	mcb->next_off = 0;
 	mcb->state = RTSCTS_M_QUEUED;
-	/* Begun: ahead of the requests whose header has not gone. */
-	list_move(&mcb->node, &peer->txq);
+	/* Begun: its data goes in turn with the others' (open.c). */
+	list_move_tail(&mcb->node, &peer->txq_begun);
 }
 
 static void rtscts_rx_data(struct rtscts_peer *peer, struct sk_buff *skb,
@@ -541,8 +546,10 @@ void rtscts_fail_msgs(struct rtscts_peer *peer, bool rx_too)
 		list_del(&txf->node);
 		rtscts_txf_free(txf);
 	}
+	rtscts_fail_list(peer, &peer->rspq_short);
 	rtscts_fail_list(peer, &peer->rspq);
 	rtscts_fail_list(peer, &peer->txq);
+	rtscts_fail_list(peer, &peer->txq_begun);
 	rtscts_fail_list(peer, &peer->await_cts);
 	rtscts_fail_list(peer, &peer->wait_acks);
 	if (rx_too)

@@ -178,11 +178,13 @@ struct rtscts_peer {
 	struct list_head inflight;	/* struct rtscts_txf, by seq */
 	u32 ninflight;
 	struct list_head ctlq;		/* CTS frames waiting for a sequence */
-	struct list_head txq;		/* requests with frames to make */
+	struct list_head txq;		/* requests whose header is to go */
+	struct list_head txq_begun;	/* ... whose header went, data to go */
 	struct list_head rspq;		/* responses with frames to make */
+	struct list_head rspq_short;	/* ... whole in one frame: first */
 	struct list_head await_cts;	/* RTS out, waiting for the CTS */
 	struct list_head wait_acks;	/* every frame out, not all acked */
-	u32 nmsgs;			/* messages on the five lists above */
+	u32 nmsgs;			/* messages on the seven lists above */
 	u32 tx_open;			/* ... open at the peer (open.c) */
 	u32 tx_reqs;			/* request headers framed on tx_stream */
 	u32 tx_grant;			/* ... below which it takes them */
@@ -230,7 +232,7 @@ struct rtscts_txf {
 };
 
 enum rtscts_mstate {
-	RTSCTS_M_QUEUED,		/* txq or rspq: frames to make */
+	RTSCTS_M_QUEUED,		/* txq*, rspq*: frames to make */
 	RTSCTS_M_AWAIT_CTS,		/* await_cts */
 	RTSCTS_M_WAIT_ACKS,		/* wait_acks */
 	RTSCTS_M_RX,			/* rx_msgs */
@@ -379,6 +381,8 @@ void rtscts_rx_close(struct rtscts_peer *peer, struct rtscts_mcb *mcb);
 void rtscts_rx_fail(struct rtscts_peer *peer, struct rtscts_mcb *mcb);
 void rtscts_rx_fail_orphans(struct rtscts_peer *peer);
 void rtscts_cancel_rx(struct ptl_binding *b);
+struct list_head *rtscts_tx_queue(struct rtscts_peer *peer,
+				  const struct rtscts_mcb *mcb);
 struct rtscts_mcb *rtscts_tx_next(struct rtscts_peer *peer);
 void rtscts_tx_open(struct rtscts_peer *peer, struct rtscts_mcb *mcb);
 void rtscts_tx_close(struct rtscts_peer *peer, struct rtscts_mcb *mcb);

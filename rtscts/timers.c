@@ -44,7 +44,8 @@
 bool rtscts_busy(const struct rtscts_peer *peer)
 {
 	return peer->ninflight || !list_empty(&peer->ctlq) ||
-	       !list_empty(&peer->txq) || !list_empty(&peer->rspq) ||
+	       !list_empty(&peer->txq) || !list_empty(&peer->txq_begun) ||
+	       !list_empty(&peer->rspq) || !list_empty(&peer->rspq_short) ||
 	       !list_empty(&peer->await_cts) ||
 	       !list_empty(&peer->rx_msgs);
 }
