@@ -16,7 +16,7 @@ namespace {
 // Events per EQ. The unexpected EQ must hold the events of every message
 // that arrives between two calls into the provider (heap blocks take at
 // most 512 messages each, recv_queue.cc); the main EQ two per posted
-// receive and per send in flight.
+// receive and per send in flight, three per long one (its START too).
 constexpr ptl_size_t kEqEvents = 8192;
 
 }  // namespace

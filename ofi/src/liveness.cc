@@ -22,6 +22,13 @@
 // completion and lets go of its slots and spills: no send or receive hangs
 // on a dead peer. A receive posted for a message from it still waits, as
 // it would for a live peer that never sends.
+//
+// A long message whose data has begun to move (the START event of a pull's
+// REPLY, of the peer's pull of our buffer, of a resend) no longer waits on
+// the peer: the transport ends it, with PTL_NI_FAIL if the node dies. It
+// is not probed for, and it must not be: a probe can wait in the
+// transport behind bulk data, and megabytes under load take longer than
+// the timeout.
 #include <algorithm>
 #include <chrono>
 #include <unordered_set>

@@ -51,6 +51,15 @@ void Endpoint::Drain(ptl_handle_eq_t eq, bool unexpected_eq) {
   }
 }
 
+namespace {
+
+bool IsStart(ptl_event_kind_t type) {
+  return type == PTL_EVENT_GET_START || type == PTL_EVENT_PUT_START ||
+         type == PTL_EVENT_REPLY_START;
+}
+
+}  // namespace
+
 void Endpoint::HandleEvent(const ptl_event_t& ev, bool unexpected_eq) {
   const auto user = reinterpret_cast<uintptr_t>(ev.md.user_ptr);
   if (unexpected_eq) {
@@ -76,6 +85,15 @@ void Endpoint::HandleEvent(const ptl_event_t& ev, bool unexpected_eq) {
 
 void Endpoint::OnOpEvent(const ptl_event_t& ev, Op* op) {
   const bool failed = ev.ni_fail_type != PTL_NI_OK;
+  if (IsStart(ev.type)) {
+    // A long message's data moves (our pull's REPLY, the peer's pull of
+    // our buffer, a resend): its END comes from the transport, with
+    // PTL_NI_FAIL if the peer's node dies. The op no longer waits on the
+    // peer alone, and no probe, which may queue behind this very data,
+    // must time it out (liveness.cc).
+    if (!failed) op->wait.since_ms = 0;
+    return;
+  }
   if (op->kind == Op::Kind::kSend) {
     switch (ev.type) {
       case PTL_EVENT_SEND_END:

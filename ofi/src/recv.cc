@@ -113,7 +113,7 @@ int Endpoint::Deliver(RecvQueue& q, std::list<Unexpected>::iterator it, Op* op) 
 int Endpoint::Pull(const Unexpected& u, Op* op) {
   const size_t n = std::min(op->len, u.rlength);
   ptl_md_t md = RecvMd(op->buf, n, 1, op->id, eq_);
-  md.options = PTL_MD_EVENT_START_DISABLE;
+  md.options = 0;  // REPLY_START: the transport carries it from there
   int rc = PtlMDBind(ni(), md, PTL_UNLINK, &op->md);
   if (rc != PTL_OK) return rc;
   const auto pt = static_cast<ptl_pt_index_t>(BitsEndpoint(u.bits) * kPtsPerEndpoint + kPtRndv);
@@ -134,7 +134,9 @@ int Endpoint::RequestResend(const Unexpected& u, Op* op) {
   const auto mine = static_cast<ptl_pt_index_t>(index_ * kPtsPerEndpoint + kPtResend);
   int rc = PtlMEAttach(ni(), mine, u.src, cookie, 0, PTL_UNLINK, PTL_INS_AFTER, &op->me);
   if (rc != PTL_OK) return rc;
-  rc = PtlMDAttach(op->me, RecvMd(op->buf, op->len, 1, op->id, eq_), PTL_UNLINK, &op->md);
+  ptl_md_t md = RecvMd(op->buf, op->len, 1, op->id, eq_);
+  md.options &= ~PTL_MD_EVENT_START_DISABLE;  // PUT_START, as for a pull
+  rc = PtlMDAttach(op->me, md, PTL_UNLINK, &op->md);
   if (rc == PTL_OK) {
     const auto theirs =
         static_cast<ptl_pt_index_t>(BitsEndpoint(u.bits) * kPtsPerEndpoint + kPtRequest);

@@ -105,10 +105,9 @@ ssize_t Endpoint::SendLong(const Address& dest, ptl_process_id_t to, ptl_pt_inde
   int rc = PtlMEAttach(ni(), rndv_pt, to, cookie, 0, PTL_UNLINK, PTL_INS_AFTER, &op->rndv_me);
   if (rc != PTL_OK) return FromPtl(rc);
   ptl_handle_md_t rndv_md;
-  rc = PtlMDAttach(
-      op->rndv_me,
-      MakeMd(op->buf, op->len, 1, PTL_MD_OP_GET | PTL_MD_EVENT_START_DISABLE, op->id, eq_),
-      PTL_UNLINK, &rndv_md);
+  rc = PtlMDAttach(op->rndv_me,
+                   MakeMd(op->buf, op->len, 1, PTL_MD_OP_GET, op->id, eq_),  // GET_START too
+                   PTL_UNLINK, &rndv_md);
   // The put MD: its SEND_END and the ACK, if a posted receive sends one.
   if (rc == PTL_OK)
     rc = PtlMDBind(ni(), MakeMd(op->buf, op->len, 2, PTL_MD_EVENT_START_DISABLE, op->id, eq_),
