@@ -204,6 +204,40 @@ static inline int ptl_st_next(ptl_handle_eq_t eq, ptl_event_t *ev, int ms)
 	return PtlEQPoll(&eq, 1, (ptl_time_t)ms, ev, &which);
 }
 
+/* Next event before the time @end_ms (ptl_st_now_ms()); PTL_EQ_EMPTY after. */
+static inline int ptl_st_next_until(ptl_handle_eq_t eq, ptl_event_t *ev,
+				    long long end_ms)
+{
+	long long left = end_ms - ptl_st_now_ms();
+
+	return left > 0 ? ptl_st_next(eq, ev, (int)left) : PTL_EQ_EMPTY;
+}
+
+/*
+ * A sink for the helpers of the rtscts suites: an NI on @pid, an EQ of
+ * @eq_len events, and @len bytes at @buf on portal 0 for anyone (any
+ * match bits), retained, with @options. Returns the Portals code.
+ */
+static inline int ptl_st_sink(ptl_pid_t pid, void *buf, ptl_size_t len,
+			      unsigned int options, ptl_size_t eq_len,
+			      ptl_handle_ni_t *ni, ptl_handle_eq_t *eq)
+{
+	ptl_handle_me_t me;
+	ptl_handle_md_t md;
+	int rc = ptl_st_open(pid, NULL, NULL, ni);
+
+	if (rc == PTL_OK)
+		rc = PtlEQAlloc(*ni, eq_len, PTL_EQ_HANDLER_NONE, eq);
+	if (rc == PTL_OK)
+		rc = PtlMEAttach(*ni, 0, ptl_st_any(), 0, ~(ptl_match_bits_t)0,
+				 PTL_RETAIN, PTL_INS_AFTER, &me);
+	if (rc == PTL_OK)
+		rc = PtlMDAttach(me, ptl_st_md(buf, len, PTL_MD_THRESH_INF,
+					       options, *eq),
+				 PTL_RETAIN, &md);
+	return rc;
+}
+
 /* Next event, which must exist (OK) and be of @kind; exits otherwise. */
 #define CK_NEXT(eq, ev, kind) do { \
 	CK_RC(PTL_OK, ptl_st_next((eq), &(ev), PTL_ST_TIMEOUT_MS)); \

@@ -22,8 +22,6 @@ int main(int argc, char **argv)
 	unsigned long count = 0;
 	ptl_handle_ni_t ni;
 	ptl_handle_eq_t eq;
-	ptl_handle_me_t me;
-	ptl_handle_md_t md;
 	ptl_event_t ev;
 	long long end;
 	char *stop;
@@ -35,19 +33,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: rtscts_putsink HOLD_MS\n");
 		return 2;
 	}
-	rc = ptl_st_open(SINK_PID, NULL, NULL, &ni);
-	if (rc == PTL_OK)
-		rc = PtlEQAlloc(ni, 1024, PTL_EQ_HANDLER_NONE, &eq);
-	if (rc == PTL_OK)
-		rc = PtlMEAttach(ni, 0, ptl_st_any(), 0, ~(ptl_match_bits_t)0,
-				 PTL_RETAIN, PTL_INS_AFTER, &me);
-	if (rc == PTL_OK)
-		rc = PtlMDAttach(me, ptl_st_md(buf, sizeof(buf),
-					       PTL_MD_THRESH_INF,
-					       PTL_MD_OP_PUT |
-					       PTL_MD_MANAGE_REMOTE |
-					       PTL_MD_EVENT_START_DISABLE, eq),
-				 PTL_RETAIN, &md);
+	rc = ptl_st_sink(SINK_PID, buf, sizeof(buf),
+			 PTL_MD_OP_PUT | PTL_MD_MANAGE_REMOTE |
+			 PTL_MD_EVENT_START_DISABLE, 1024, &ni, &eq);
 	if (rc != PTL_OK) {
 		fprintf(stderr, "rtscts_putsink: opening: %s\n",
 			PtlErrorStr(rc));
@@ -56,14 +44,7 @@ int main(int argc, char **argv)
 	printf("ready\n");
 	fflush(stdout);
 	end = ptl_st_now_ms() + hold;
-	for (;;) {
-		long long left = end - ptl_st_now_ms();
-
-		if (left <= 0)
-			break;
-		rc = ptl_st_next(eq, &ev, (int)left);
-		if (rc == PTL_EQ_EMPTY)
-			break;
+	while ((rc = ptl_st_next_until(eq, &ev, end)) != PTL_EQ_EMPTY) {
 		if (rc != PTL_OK && rc != PTL_EQ_DROPPED) {
 			fprintf(stderr, "rtscts_putsink: %s\n", PtlErrorStr(rc));
 			return 1;

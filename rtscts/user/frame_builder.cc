@@ -59,6 +59,17 @@ ptl_hdr PutHeader(ptl_process_id_t src, ptl_process_id_t dst, ptl_pt_index_t por
   return h;
 }
 
+ptl_hdr GetHeader(ptl_process_id_t src, ptl_process_id_t dst, ptl_pt_index_t portal,
+                  ptl_match_bits_t bits, uint64_t length, ptl_handle_md_t md_handle) {
+  // A PUT's fields but for what a GET sends: no payload, and the MD the
+  // REPLY is for.
+  ptl_hdr h = PutHeader(src, dst, portal, bits, length);
+  h.type = PTL_MSG_GET;
+  h.md_handle = md_handle;
+  h.payload_length = 0;
+  return h;
+}
+
 Bytes EncodePtl(const ptl_hdr& h) {
   Bytes b(PTL_WIRE_HDR_LEN);
   ptl_hdr_encode(&h, b.data());

@@ -60,6 +60,12 @@ rtscts_frame Header(uint8_t type, const Node& src, uint32_t dst_nid);
 // PTL_HANDLE_NONE), job id PTL_JID_NONE; ptl_hdr_decode() accepts it.
 ptl_hdr PutHeader(ptl_process_id_t src, ptl_process_id_t dst, ptl_pt_index_t portal,
                   ptl_match_bits_t bits, uint64_t length);
+// A Portals GET of `length` bytes from offset 0 of the target's MD, whose
+// REPLY is to come back for the initiator's MD `md_handle` (any value: it
+// is the initiator's own business); job id PTL_JID_NONE. ptl_hdr_decode()
+// accepts it.
+ptl_hdr GetHeader(ptl_process_id_t src, ptl_process_id_t dst, ptl_pt_index_t portal,
+                  ptl_match_bits_t bits, uint64_t length, ptl_handle_md_t md_handle);
 Bytes EncodePtl(const ptl_hdr& h);
 
 // The bytes of a frame: the headers of `f` exactly as given (lengths

@@ -72,6 +72,9 @@ modes:
   partial   from each of --peers N fake nodes (default 1), --msgs K PUTs of
             --length bytes that carry only --eager of them (or none: --rts),
             then silence: messages the receiver can only hold open
+  credit    one fake node (--src-nid) that ignores the request credit: --gets N
+            GETs to --target, past every grant, never acknowledging a REPLY;
+            reports the grants, acknowledgements and REPLYs that came back
   forge     frames that claim to come from another node (--src-nid) in the
             incarnations --incs N[,N...], one each, from --src-mac
   record    the transport's frames this host sends on --iface, for
@@ -131,6 +134,17 @@ partial (also --target, --peers, --first-nid, --portal, --match-bits,
   --eager BYTES           bytes of it the MSG carries (default 1; less than --length)
   --rts                   announce each with an RTS frame (no payload) instead
 
+credit (also --target, --src-nid, --portal, --match-bits, --src-pid,
+        --seed, --dst-inc, --src-mac, --wait-ms, --retries):
+  --gets N                GETs, frames 0..N-1 of the fake node's stream (default 2000)
+  --length BYTES          bytes each GET asks for (default 64)
+  --rounds N              times what the target did not acknowledge is sent
+                          again, --wait-ms apart (default 2)
+  --src-uid N             the uid the GETs claim (default 0; the target's
+                          access control admits its own uid by default)
+  GET 0 opens the stream (sent up to --retries more times until acknowledged);
+  exit status 1 if the target never answered it.
+
 record, replay:
   --file PATH             the recording (pcap: tcpdump -r reads it; required)
   --wait-ms MS, --count N record: for how long, or how many frames (at most)
@@ -157,18 +171,20 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
   }
   if (i == args.size())
     throw UsageError(
-        "no mode given (hostile, flood, peers, gap, partial, forge, record, replay, list)");
-  const std::map<std::string, Mode> modes = {{"hostile", Mode::kHostile}, {"flood", Mode::kFlood},
-                                             {"peers", Mode::kPeers},     {"gap", Mode::kGap},
-                                             {"partial", Mode::kPartial}, {"forge", Mode::kForge},
-                                             {"record", Mode::kRecord},   {"replay", Mode::kReplay},
-                                             {"list", Mode::kList},       {"help", Mode::kHelp}};
+        "no mode given (hostile, flood, peers, gap, partial, credit, forge, record, replay, "
+        "list)");
+  const std::map<std::string, Mode> modes = {
+      {"hostile", Mode::kHostile}, {"flood", Mode::kFlood},     {"peers", Mode::kPeers},
+      {"gap", Mode::kGap},         {"partial", Mode::kPartial}, {"credit", Mode::kCredit},
+      {"forge", Mode::kForge},     {"record", Mode::kRecord},   {"replay", Mode::kReplay},
+      {"list", Mode::kList},       {"help", Mode::kHelp}};
   auto m = modes.find(args[i]);
   if (m == modes.end()) throw UsageError("unknown mode '" + args[i] + "'");
   o.mode = m->second;
   if (o.mode == Mode::kHelp) return o;
 
   bool have_dst_nid = false, have_target = false, have_count = false, have_peers = false;
+  bool have_length = false;
   using Handler = std::function<void(std::string_view)>;
   const std::map<std::string, Handler> valued = {
       {"iface", [&](std::string_view v) { o.iface = v; }},
@@ -240,7 +256,13 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
       {"length",
        [&](std::string_view v) {
          o.partial_length = Number<uint64_t>("length", v, 1, (uint64_t(1) << 48) - 1);
+         have_length = true;
        }},
+      {"gets",
+       [&](std::string_view v) { o.credit.gets = Number<uint32_t>("gets", v, 1, 1u << 24); }},
+      {"rounds",
+       [&](std::string_view v) { o.credit.rounds = Number<uint32_t>("rounds", v, 0, 1000); }},
+      {"src-uid", [&](std::string_view v) { o.credit.src_uid = Number<uint32_t>("src-uid", v); }},
       {"eager",
        [&](std::string_view v) { o.partial_eager = Number<uint32_t>("eager", v, 0, 1200); }},
       {"first-nid", [&](std::string_view v) { o.peers.first_nid = Nid("first-nid", v); }},
@@ -309,6 +331,11 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
   if (sends && o.iface.empty()) throw UsageError("-i/--iface is required");
   if (o.mode == Mode::kRecord || o.mode == Mode::kReplay) {
     if (o.file.empty()) throw UsageError("record, replay: --file PATH is required");
+  } else if (o.mode == Mode::kCredit) {
+    if (!have_target) throw UsageError("credit: --target NID:PID is required");
+    if (have_length) o.credit.length = o.partial_length;
+    if (o.hostile.src_nid == o.peers.target.nid)
+      throw UsageError("credit: --src-nid must not be the target's nid");
   } else if (o.mode == Mode::kPeers || o.mode == Mode::kPartial) {
     if (!have_target) throw UsageError("peers, partial: --target NID:PID is required");
     if (o.mode == Mode::kPartial && !have_peers) o.peers.count = 1;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "credit.h"
 #include "hostile.h"
 #include "packet_socket.h"
 #include "peers.h"
@@ -28,6 +29,7 @@ enum class Mode {
   kPeers,
   kGap,
   kPartial,
+  kCredit,
   kForge,
   kRecord,
   kReplay,
@@ -65,6 +67,8 @@ struct Options {
   uint64_t partial_length = 1 << 20;  // bytes each PUT announces
   uint32_t partial_eager = 1;         // bytes a MSG carries of them
   bool partial_rts = false;           // RTS frames instead of MSG
+  // credit (also --target, --src-nid, --wait-ms, --retries)
+  CreditParams credit;
   // forge: one frame of `forge_type` from --src-nid per incarnation
   std::vector<uint32_t> forge_incs;
   uint8_t forge_type = RTSCTS_ACK;

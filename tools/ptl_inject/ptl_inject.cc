@@ -11,6 +11,8 @@
 //            missing: what the receiver holds ahead of a gap never filled;
 //   partial  PUTs whose payload never finishes, then silence: messages
 //            the receiver holds open;
+//   credit   GETs past every grant of the request credit from one fake
+//            node that never acknowledges the REPLYs (credit.cc);
 //   forge    frames claiming another node's new incarnation;
 //   record   the frames this host sends, into a pcap file (capture.cc),
 //   replay   ... sent again: what an eavesdropper can replay;
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "capture.h"
+#include "credit.h"
 #include "hostile.h"
 #include "options.h"
 #include "packet_socket.h"
@@ -439,6 +442,126 @@ int Partial(const Options& o) {
   return tx.errors() ? 1 : 0;
 }
 
+// One fake node (--src-nid) that ignores the request credit: GET 0 opens
+// its stream (SYN|ACK_REQ) and, once the target answers, tells it the
+// target's incarnation; then GETs 1..N-1 go at once, past every grant, and
+// --rounds times everything the target has not acknowledged goes again,
+// --wait-ms apart. The fake node answers CHALLENGEs, starts a new stream
+// after a RESET of its own, and never acknowledges the target's stream:
+// every REPLY the target makes waits for it until the peer timeout.
+int Credit(const Options& o) {
+  const CreditParams& c = o.credit;
+  PeersParams p = o.peers;
+  p.first_nid = o.hostile.src_nid;
+  FakePeer peer = PeerAt(p, 0);
+  Sender tx(o);
+  if (o.src_mac) {
+    try {
+      tx.socket().Promiscuous();
+    } catch (const std::system_error& e) {
+      std::fprintf(stderr, "ptl_inject: %s: frames to --src-mac may be missed\n", e.what());
+    }
+  }
+  CreditTally tally(p, peer, c.gets);
+  uint32_t dst_inc = o.hostile.dst_inc;
+  std::vector<uint32_t> sends(c.gets);
+  uint64_t answered = 0, streams = 1;
+  // Frames from the target: CHALLENGEs answered at once.
+  auto take = [&](const Received& rx) {
+    if (auto ch = tally.Take(rx.payload)) {
+      if (tx.Send(CreditChallengeAck(peer, p.target.nid, ch->inc, ch->nonce))) answered++;
+    }
+    if (tally.have_inc()) dst_inc = tally.target_inc();
+  };
+  auto listen = [&](uint32_t ms, bool until_acked) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(ms);
+    while (!(until_acked && tally.acked())) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) break;
+      auto rx = tx.socket().Receive(int(left.count()));
+      if (!rx) break;
+      take(*rx);
+    }
+  };
+  auto send_get = [&](uint32_t i, bool ack_req) {
+    if (tx.Send(CreditGet(p, c, peer, i, !tally.acked(), ack_req, dst_inc))) sends[i]++;
+    while (auto rx = tx.socket().Receive(0)) take(*rx);  // keep the queue short
+  };
+  auto t0 = Clock::now();
+
+  // The handshake: GET 0 until the target acknowledges it.
+  uint64_t resets = 0;
+  for (uint32_t attempt = 0; attempt <= o.retries && !tally.acked(); attempt++) {
+    send_get(0, true);
+    listen(o.wait_ms, true);
+    if (tally.resets > resets && !tally.acked()) {
+      // The target keeps no state for our stream (or we named another
+      // incarnation of it): start again on a new one, as a node does.
+      resets = tally.resets;
+      peer.stream++;
+      streams++;
+      tally.NewStream(peer.stream);
+      std::fill(sends.begin(), sends.end(), 0);
+    }
+  }
+  bool handshake = tally.acked();
+  if (handshake) {
+    for (uint32_t i = 1; i < c.gets; i++) send_get(i, i + 1 == c.gets);
+    listen(o.wait_ms, false);
+    for (uint32_t r = 0; r < c.rounds; r++) {
+      for (uint32_t i = tally.ack(); i < c.gets; i++) send_get(i, i + 1 == c.gets);
+      listen(o.wait_ms, false);
+    }
+  }
+  double secs = Seconds(t0);
+  // The first GET the target did not take, and how often it was sent:
+  // each arrival of it past the credit is one refusal at the target.
+  uint32_t head = tally.ack();
+  uint64_t head_sends = head < c.gets ? sends[head] : 0;
+  uint64_t gets_sent = 0;
+  for (uint32_t n : sends) gets_sent += n;
+  if (o.json) {
+    Json j;
+    j.Add("mode", "credit");
+    tx.Report(j);
+    j.Add("src_nid", FormatNid(peer.nid));
+    j.Add("target", FormatNid(p.target.nid) + ":" + std::to_string(p.target.pid));
+    j.Add("handshake", handshake ? "yes" : "no").Add("target_inc", tally.target_inc());
+    j.Add("streams", streams).Add("gets", c.gets).Add("length", c.length);
+    j.Add("rounds", c.rounds).Add("gets_sent", gets_sent);
+    j.Add("taken", tally.ack()).Add("head_sends", head_sends);
+    j.Add("grant_max", tally.grant_max()).Add("grant_min", tally.grant_min());
+    j.Add("ack_frames", tally.ack_frames).Add("acks", tally.acks_only);
+    j.Add("replies", tally.replies).Add("reply_frames", tally.reply_frames);
+    j.Add("reply_bytes", tally.reply_bytes).Add("data_frames", tally.data_frames);
+    j.Add("challenges", tally.challenges).Add("challenges_answered", answered);
+    j.Add("resets", tally.resets).Add("other_frames", tally.other);
+    j.Add("bad_frames", tally.bad).AddFixed("seconds", secs, 3);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf(
+        "credit: %s sent %llu GETs (%u distinct, %u round(s) again) to %s:%u in %.3f s, %llu "
+        "send errors; handshake %s (target incarnation 0x%08x)\n",
+        FormatNid(peer.nid).c_str(), (unsigned long long)gets_sent, c.gets, c.rounds,
+        FormatNid(p.target.nid).c_str(), p.target.pid, secs, (unsigned long long)tx.errors(),
+        handshake ? "done" : "failed", tally.target_inc());
+    std::printf(
+        "  the target took %u GETs (the first refused one sent %llu times); grants %u..%u in "
+        "%llu frames\n",
+        tally.ack(), (unsigned long long)head_sends, tally.grant_min(), tally.grant_max(),
+        (unsigned long long)tally.ack_frames);
+    std::printf(
+        "  REPLYs seen: %llu distinct in %llu frames; challenges %llu (answered %llu), resets "
+        "%llu, other %llu, bad %llu\n",
+        (unsigned long long)tally.replies, (unsigned long long)tally.reply_frames,
+        (unsigned long long)tally.challenges, (unsigned long long)answered,
+        (unsigned long long)tally.resets, (unsigned long long)tally.other,
+        (unsigned long long)tally.bad);
+  }
+  if (!handshake) std::fprintf(stderr, "ptl_inject: credit: the target never answered GET 0\n");
+  return tx.errors() || !handshake ? 1 : 0;
+}
+
 // Frames that claim to come from --src-nid in each of --incs, from
 // --src-mac (default: the interface's): a third host forging a peer's
 // restart (Documentation/security.md, R4). An ACK without ack fields, or
@@ -561,6 +684,8 @@ int main(int argc, char** argv) {
         return Gap(o);
       case Mode::kPartial:
         return Partial(o);
+      case Mode::kCredit:
+        return Credit(o);
       case Mode::kForge:
         return Forge(o);
       case Mode::kRecord:

@@ -124,6 +124,31 @@ TEST(Options, PartialDefaultsToOneNodeOfOneByteOfAMebibyte) {
       << "a message whose MSG carries all of it is not left open";
 }
 
+TEST(Options, CreditDefaultsTo2000GetsOf64BytesAndTwoRounds) {
+  Options o = Parse({"credit", "-i", "va", "--target", "10.0.0.2:98"});
+  EXPECT_EQ(o.mode, Mode::kCredit);
+  EXPECT_EQ(o.peers.target.nid, 0x0a000002u);
+  EXPECT_EQ(o.peers.target.pid, 98u);
+  EXPECT_EQ(o.credit.gets, 2000u);
+  EXPECT_EQ(o.credit.length, 64u) << "not partial's 1 MiB";
+  EXPECT_EQ(o.credit.rounds, 2u);
+  EXPECT_EQ(o.credit.src_uid, 0u);
+  EXPECT_EQ(o.hostile.src_nid, 0x0a00fffeu);
+  o = Parse({"credit", "-i", "va", "--target", "10.0.0.2:98", "--gets", "300", "--length", "8",
+             "--rounds", "0", "--src-nid", "10.0.0.200", "--wait-ms", "500", "--src-uid", "1000"});
+  EXPECT_EQ(o.credit.gets, 300u);
+  EXPECT_EQ(o.credit.length, 8u);
+  EXPECT_EQ(o.credit.rounds, 0u);
+  EXPECT_EQ(o.credit.src_uid, 1000u);
+  EXPECT_EQ(o.hostile.src_nid, 0x0a0000c8u);
+  EXPECT_EQ(o.wait_ms, 500u);
+  EXPECT_THROW(Parse({"credit", "-i", "va", "--dst-nid", "10.0.0.2"}), UsageError)
+      << "the GETs need a Portals pid";
+  EXPECT_THROW(Parse({"credit", "-i", "va", "--target", "1:2", "--gets", "0"}), UsageError);
+  EXPECT_THROW(Parse({"credit", "-i", "va", "--target", "1:2", "--src-nid", "1"}), UsageError)
+      << "the fake node cannot be the target";
+}
+
 TEST(Options, RecordAndReplayAsTheReplayTestRunsThem) {
   Options r = Parse({"record", "-i", "va", "--file", "/tmp/f.pcap", "--wait-ms", "4000"});
   EXPECT_EQ(r.mode, Mode::kRecord);
