@@ -51,7 +51,11 @@
 #     (rtscts_replay_test.sh: ptl_inject record and replay);
 # 15. two nodes flooding each other with puts that ask for ACKs
 #     (rtscts_flood_test.sh: request credit; every put ends well, none
-#     refused, long before the peer timeout).
+#     refused, long before the peer timeout);
+# 16. a forged node that ignores the request credit (GETs past every grant,
+#     REPLYs never acknowledged; rtscts_credit_hostile_test.sh: 256 taken
+#     per peer, the rest refused and counted, an honest node served meanwhile,
+#     memory bounded and charged, also from uid 1000's own user namespace).
 # Environment: NET_MESSAGES, NET_PAIRS (4), NET_MTU (9000),
 # NET_ONLY_TRAFFIC=1 (only part 3: make soak), NET_STRESS_REPORT=1
 # (ptl_stress prints its reports; make soak sums them).
@@ -206,6 +210,13 @@ fi
 if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
 	echo "# running rtscts_flood_test.sh"
 	"$top/selftests/rtscts_flood_test.sh" || failures=$((failures + 1))
+fi
+
+# 16. A sender that ignores the request credit (its own nodes; uid 1000 in
+# a user namespace too).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_credit_hostile_test.sh"
+	"$top/selftests/rtscts_credit_hostile_test.sh" || failures=$((failures + 1))
 fi
 
 exit $((failures > 0))
