@@ -24,6 +24,14 @@
  * peer's acknowledgements of them return the credit, and refusing is
  * left for a sender that ignores the grant.
  *
+ * The credit is per peer, and anyone on the segment can be many peers
+ * (forged nids, up to max_peers): so the interface also bounds the
+ * requests it holds from all peers together (rx_reqs_max, module
+ * parameter). Past that it refuses requests whatever their sender's
+ * credit, honest senders' too: they send them again, later. Each request
+ * held costs about a ptl_msg (its response), charged to the binder's
+ * memory cgroup.
+ *
  * Everything here runs with the peer's lock held.
  */
 #include "rtscts.h"
@@ -82,9 +90,20 @@ void rtscts_credit_on_grant(struct rtscts_peer *peer,
 
 /* ---- receiving: the peer's stream to us ---- */
 
-/* A new stream from the peer, or one recalled with @taken requests. */
+/* Requests of @peer's stream taken and not done. */
+static u32 rtscts_credit_held(const struct rtscts_peer *peer)
+{
+	return peer->rx_reqs - peer->rx_reqs_done;
+}
+
+/*
+ * A new stream from the peer, or one recalled with @taken requests. What
+ * the old stream held no longer counts: its responses, if they are still
+ * queued, return no credit (rtscts_credit_answered).
+ */
 void rtscts_credit_rx_reset(struct rtscts_peer *peer, u32 taken)
 {
+	atomic_sub(rtscts_credit_held(peer), &peer->rif->rx_reqs);
 	peer->rx_reqs = taken;
 	peer->rx_reqs_done = taken;
 	peer->grant_sent = taken + RTSCTS_REQ_CREDIT;
@@ -113,7 +132,9 @@ bool rtscts_credit_is_request(const struct sk_buff *skb,
  */
 bool rtscts_credit_may_take(struct rtscts_peer *peer)
 {
-	if (peer->rx_reqs - peer->rx_reqs_done < RTSCTS_REQ_CREDIT)
+	if (rtscts_credit_held(peer) < RTSCTS_REQ_CREDIT &&
+	    atomic_read(&peer->rif->rx_reqs) <
+	    min_t(unsigned int, READ_ONCE(rtscts_rx_reqs_max), INT_MAX))
 		return true;
 	rtscts_count(peer->rif, PTL_STAT_CREDIT_REFUSED, 1);
 	return false;
@@ -123,6 +144,7 @@ bool rtscts_credit_may_take(struct rtscts_peer *peer)
 void rtscts_credit_take(struct rtscts_peer *peer)
 {
 	peer->rx_reqs++;
+	atomic_inc(&peer->rif->rx_reqs);
 }
 
 /*
@@ -135,6 +157,7 @@ void rtscts_credit_take(struct rtscts_peer *peer)
 void rtscts_credit_done(struct rtscts_peer *peer)
 {
 	peer->rx_reqs_done++;
+	atomic_dec(&peer->rif->rx_reqs);
 	if (peer->rx_reqs_done + RTSCTS_REQ_CREDIT - peer->grant_sent >=
 	    RTSCTS_REQ_CREDIT / 4)
 		peer->ack_now = true;
@@ -163,4 +186,13 @@ void rtscts_credit_answered(struct rtscts_peer *peer,
 	/* A request of an earlier stream of the peer counts no more. */
 	if (mcb->answers && mcb->answers == peer->rx_stream)
 		rtscts_credit_done(peer);
+}
+
+/*
+ * @peer goes, all of its messages failed (which made its requests done):
+ * whatever it still held leaves the interface's count.
+ */
+void rtscts_credit_release(struct rtscts_peer *peer)
+{
+	rtscts_credit_rx_reset(peer, peer->rx_reqs);
 }

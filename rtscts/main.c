@@ -82,6 +82,11 @@ module_param_named(rx_open_max, rtscts_rx_open_max, uint, 0644);
 MODULE_PARM_DESC(rx_open_max,
 		 "Incoming messages one interface holds open (partly received), all peers together (default 16384; each peer at most 64)");
 
+unsigned int rtscts_rx_reqs_max = 65536;
+module_param_named(rx_reqs_max, rtscts_rx_reqs_max, uint, 0644);
+MODULE_PARM_DESC(rx_reqs_max,
+		 "Requests one interface takes and is not done with (their responses unacknowledged), all peers together (default 65536; each peer at most 256)");
+
 static const struct ptl_transport_ops rtscts_ops = {
 	.bind = rtscts_bind,
 	.configure = rtscts_configure,

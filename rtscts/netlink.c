@@ -58,6 +58,8 @@ int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 			    atomic_long_read(&rif->ooo_bytes)) ||
 	    ptl_nla_put_stat(skb, PTL_STAT_RX_OPEN,
 			    atomic_read(&rif->rx_open)) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_RX_REQS,
+			    atomic_read(&rif->rx_reqs)) ||
 	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_UNRESOLVED,
 			    rtscts_peers_unresolved(rif)) ||
 	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_MAX,

@@ -405,6 +405,7 @@ static void rtscts_peers_free(struct list_head *gc)
 		peer->dead = true;
 		rtscts_fail_msgs(peer, true);
 		rtscts_ooo_purge(peer);
+		rtscts_credit_release(peer);
 		spin_unlock_bh(&peer->lock);
 		/* dead: the timer function no longer re-arms it. */
 		del_timer_sync(&peer->timer);

@@ -93,6 +93,7 @@ extern unsigned int rtscts_max_rto_ms;
 extern unsigned int rtscts_ack_delay_us;
 extern unsigned int rtscts_ooo_max_kb;
 extern unsigned int rtscts_rx_open_max;
+extern unsigned int rtscts_rx_reqs_max;
 
 /* One binding: a Portals interface on a network device. */
 struct rtscts_if {
@@ -127,6 +128,7 @@ struct rtscts_if {
 	atomic_long_t ooo_bytes;	/* held ahead of gaps, all peers (ooo.c) */
 	struct mem_cgroup *memcg;	/* the binder's: charged for them */
 	atomic_t rx_open;		/* open messages, all peers (open.c) */
+	atomic_t rx_reqs;		/* requests taken, not done (credit.c) */
 	struct xarray remembered;	/* keyed: nid -> freed peer (remember.c) */
 	atomic_t nremembered;
 	atomic64_t stats[__PTL_STAT_MAX];
@@ -421,6 +423,7 @@ bool rtscts_credit_is_request(const struct sk_buff *skb,
 bool rtscts_credit_may_take(struct rtscts_peer *peer);
 void rtscts_credit_take(struct rtscts_peer *peer);
 void rtscts_credit_done(struct rtscts_peer *peer);
+void rtscts_credit_release(struct rtscts_peer *peer);
 void rtscts_credit_ended(struct rtscts_peer *peer, bool request,
 			 struct ptl_msg *resp);
 void rtscts_credit_answered(struct rtscts_peer *peer,

@@ -30,6 +30,10 @@
 #  3. the fake nodes stay silent: after peer_timeout_ms every REPLY has
 #     failed (GET_END PTL_NI_FAIL, none ended well), node b holds nothing
 #     for them any more;
+#     3b. the interface's cap on requests held from all peers together
+#     (rx_reqs_max, set to 384): the first fake node gets 256, a second
+#     the 128 left, however many credits each has; rx_reqs (the gauge)
+#     says 384, and 0 again once their REPLYs failed;
 #  4. as uid 1000 in a user and network namespace of its own (`unshare
 #     -Urn`, rtscts_credit_hostile_user.sh) and a memory cgroup: it binds
 #     its own veth end, serves gets on it, and attacks it from the other
@@ -59,6 +63,8 @@ ooo_cap=$((4 << 20))	# RTSCTS_OOO_MAX_BYTES: held ahead of a gap, per peer
 pid=98
 fake1=10.0.0.200
 fake2=10.0.0.201
+fake3=10.0.0.202
+fake4=10.0.0.203
 params=/sys/module/ptl_rtscts/parameters
 dir=$(mktemp -d /tmp/ptl-credit.XXXXXX)
 
@@ -217,6 +223,31 @@ released() {
 }
 wait_for 30 released
 report $? "node b keeps nothing queued or held for the fake nodes"
+[ "$(b_iface rx_reqs)" = 0 ]
+report $? "and its interface holds no request (rx_reqs $(b_iface rx_reqs))"
+
+# 3b. The interface's cap over all peers: with rx_reqs_max at 1.5
+# credits, the first fake node gets its 256, the second the 128 left.
+# Two more fake nodes (new peers of node b); a long peer timeout again
+# while they attack, so that no REPLY fails before we look.
+echo 600000 >$params/peer_timeout_ms
+echo $((credit * 3 / 2)) >$params/rx_reqs_max
+starts0=$(starts)
+refused0=$(b_iface credit_refused)
+attack cap1 $fake3 --rounds 1 && attack cap2 $fake4 --rounds 1
+report $? "with rx_reqs_max $((credit * 3 / 2)): ptl_inject credit from $fake3, then from $fake4"
+[ "$(field taken "$dir/cap1.json")" = $credit ] &&
+	[ "$(field taken "$dir/cap2.json")" = $((credit / 2)) ] &&
+	[ "$(($(starts) - starts0))" = $((credit * 3 / 2)) ]
+report $? "node b took $(field taken "$dir/cap1.json") and $(field taken "$dir/cap2.json") GETs: the interface's cap, not the second node's credit, stopped it (GET_START +$(($(starts) - starts0)))"
+[ "$(b_iface rx_reqs)" = $((credit * 3 / 2)) ] &&
+	[ "$(($(b_iface credit_refused) - refused0))" -ge 2 ]
+report $? "its interface holds rx_reqs $(b_iface rx_reqs) and counted credit_refused +$(($(b_iface credit_refused) - refused0))"
+echo 2000 >$params/peer_timeout_ms
+cap_released() { [ "$(b_iface rx_reqs)" = 0 ]; }
+wait_for 60 cap_released
+report $? "after peer_timeout_ms the REPLYs failed and the interface holds no request again"
+echo 65536 >$params/rx_reqs_max
 # Part 4's REPLYs stay queued too until it has looked at them.
 echo 600000 >$params/peer_timeout_ms
 

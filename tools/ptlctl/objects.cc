@@ -89,6 +89,7 @@ constexpr auto kStatNames = Table<__PTL_STAT_MAX>({
     {PTL_STAT_NO_DST_INC, "no_dst_inc"},
     {PTL_STAT_CREDIT_WAITS, "credit_waits"},
     {PTL_STAT_CREDIT_REFUSED, "credit_refused"},
+    {PTL_STAT_RX_REQS, "rx_reqs"},
 });
 
 constexpr auto kAttrNames = Table<__PTL_A_MAX>({

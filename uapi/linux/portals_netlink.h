@@ -272,7 +272,8 @@ enum ptl_stat {
 	PTL_STAT_NO_DST_INC,		/* streams that did not name us: RESET */
 	/* ptl_rtscts: request credit (interface) */
 	PTL_STAT_CREDIT_WAITS,		/* requests that waited for a peer's grant */
-	PTL_STAT_CREDIT_REFUSED,	/* requests refused: past the sender's credit */
+	PTL_STAT_CREDIT_REFUSED,	/* refused: past the credit or rx_reqs_max */
+	PTL_STAT_RX_REQS,		/* requests held now: taken, not done (a gauge) */
 	__PTL_STAT_MAX
 };
 #define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)
