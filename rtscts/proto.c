@@ -265,8 +265,7 @@ struct sk_buff *rtscts_build(struct rtscts_peer *peer, struct rtscts_txf *txf)
 	bool copy = txf->len <= RTSCTS_COPYBREAK;
 	struct sk_buff *skb;
 
-	if ((txf->type == RTSCTS_MSG || txf->type == RTSCTS_RTS ||
-	     txf->type == RTSCTS_DATA) && !txf->msg)
+	if (rtscts_txf_orphaned(txf))
 		return NULL;	/* its message ended: nothing to resend */
 	skb = rtscts_build_one(peer, txf, copy);
 	if (IS_ERR(skb) && !copy)

@@ -501,11 +501,22 @@ void rtscts_retransmit_oldest(struct rtscts_peer *peer,
  */
 void rtscts_restart_stream(struct rtscts_peer *peer, struct sk_buff_head *xq)
 {
-	struct rtscts_txf *txf;
+	struct rtscts_txf *txf, *tmp;
 	struct sk_buff *skb;
 
 	rtscts_peer_new_stream(peer);
-	list_for_each_entry(txf, &peer->inflight, node) {
+	list_for_each_entry_safe(txf, tmp, &peer->inflight, node) {
+		/*
+		 * A frame of a message that ended (an RTS whose CTS came)
+		 * cannot be built again: given a sequence number it would
+		 * never go, and the peer would wait for it for ever.
+		 */
+		if (rtscts_txf_orphaned(txf)) {
+			list_del(&txf->node);
+			peer->ninflight--;
+			rtscts_txf_free(txf);
+			continue;
+		}
 		txf->seq = peer->snd_nxt++;
 		txf->sacked = false;
 		rtscts_credit_resent(peer, txf);

@@ -258,6 +258,13 @@ struct rtscts_mcb {
 	u32 answers;			/* a response: rx_stream of its request */
 };
 
+/* A frame of a message that has ended (acknowledged otherwise, failed). */
+static inline bool rtscts_txf_orphaned(const struct rtscts_txf *txf)
+{
+	return (txf->type == RTSCTS_MSG || txf->type == RTSCTS_RTS ||
+		txf->type == RTSCTS_DATA) && !txf->msg;
+}
+
 static inline struct rtscts_mcb *rtscts_mcb(struct ptl_msg *msg)
 {
 	return ptl_msg_cb(msg);
