@@ -135,7 +135,9 @@ mpi_hpcc() {
 	rc=$?
 	f=hpccoutf.txt
 	if [ "$rc" -ne 0 ] || [ ! -s "$f" ]; then
-		sed 's/^/#   /' hpcc.log | tail -20
+		grep -v verify_filter_names hpcc.log | tail -20 | sed 's/^/#   /'
+		# Where it was: the phase its output file reached.
+		[ -s "$f" ] && echo "# the end of $f:" && tail -12 "$f" | sed 's/^/#   /'
 		ok=1
 	else
 		grep -q '^Success=1$' $f || { echo "# no Success=1"; ok=1; }
