@@ -440,7 +440,7 @@ static void rtscts_rx_cts(struct rtscts_peer *peer,
 	}
 	mcb->next_off = 0;
 	mcb->state = RTSCTS_M_QUEUED;
-	/* Begun: its data goes in turn with the others' (open.c). */
+	/* Begun: its data follows that of the requests begun before it. */
 	list_move_tail(&mcb->node, &peer->txq_begun);
 }
 
