@@ -29,6 +29,8 @@
 #                  (the namespaces' veth carries IP too): proves the
 #                  launcher and the programs in the guest
 # MPI_TIMEOUT: seconds one mpirun may take (default 600).
+# MPI_MCA: more Open MPI parameters, "NAME VALUE [NAME VALUE...]" (for
+# example "mpi_yield_when_idle 1"), given to every mpirun as --mca.
 # MPI_TEST_SKIP: passed to the programs (tests to skip by key, see
 # selftests/mpi/mpi_tap.h).
 
@@ -52,6 +54,11 @@ mpi_init() {
 	local v
 	for v in MPI_TEST_SKIP UNEXPECTED_COUNT FI_LOG_LEVEL; do
 		[ -n "${!v:-}" ] && mpi_opts+=(-x "$v")
+	done
+	local mca i
+	read -ra mca <<<"${MPI_MCA:-}"
+	for ((i = 0; i + 1 < ${#mca[@]}; i += 2)); do
+		mpi_opts+=(--mca "${mca[i]}" "${mca[i + 1]}")
 	done
 	case $mpi_transport in
 	ptl)

@@ -46,7 +46,8 @@
 #   MPI_PEER_TIMEOUT_MS: ptl_rtscts's peer_timeout_ms (10000, the module's
 #     default: with 2000 a guest starved by a loaded host gave live peers up
 #     and the ranks saw MPI_ERR_INTERN, in hpcc and at 16 ranks).
-#   MPI_RANKS ("2 4"), MPI_PROGRAMS (all of selftests/mpi/), MPI_TIMEOUT
+#   MPI_RANKS ("2 4"), MPI_PROGRAMS (all of selftests/mpi/; "none" runs
+#   none of them), MPI_HPCC_RANKS (hpcc's, "2 4"), MPI_MCA, MPI_TIMEOUT
 #   (600 s per mpirun), MPI_TEST_SKIP (tests to skip, by key).
 # Prints TAP lines; tools/testing/run-checks counts them.
 set -u
@@ -108,14 +109,16 @@ mpi_where $((2 * nodes)) "${addrs[@]}"
 
 for np in $ranks; do
 	for prog in ${MPI_PROGRAMS:-mpi_p2p mpi_probe mpi_unexpected mpi_coll mpi_osc}; do
+		[ "$prog" = none ] && continue
 		mpi_run "$prog" "$np" "$mpi_bin/$prog"
 	done
 done
 
 if [ "${MPI_HPCC:-0}" = 1 ]; then
 	if command -v hpcc >/dev/null; then
-		mpi_hpcc hpcc 2
-		mpi_hpcc hpcc 4
+		for np in ${MPI_HPCC_RANKS:-2 4}; do
+			mpi_hpcc hpcc "$np"
+		done
 	else
 		skip "hpcc on 2 and 4 ranks" "hpcc is not installed"
 	fi
