@@ -70,7 +70,24 @@
 #include "ptl_tool/die.h"
 #include "ptl_tool/parse.h"
 
+// Outside the anonymous namespace and never inlined, so that
+// tools/testing/bench/budget-stages.awk can leave its samples out by name.
+extern "C" __attribute__((noinline)) void ptl_netbench_jitter_spin(uint32_t turns) {
+  for (uint32_t i = 0; i < turns; i++) asm volatile("" ::: "memory");
+}
+
 namespace {
+
+void JitterSpin(uint32_t turns) { ptl_netbench_jitter_spin(turns); }
+
+// xorshift32: the same sequence in every run, no library state.
+uint32_t NextJitter(uint32_t* state) {
+  uint32_t x = *state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return *state = x;
+}
 
 // ---------------------------------------------------------------- basics
 
@@ -831,6 +848,8 @@ struct Options {
   uint32_t ptl_iface = PTL_IFACE_DEFAULT;
   bool latency = true, bandwidth = true;
   std::string tsv;
+  std::string timed_window;  // where to note each latency test's timed loop
+  int jitter = 0;            // spin up to this many loop turns before each round trip
 };
 
 void Usage() {
@@ -852,6 +871,11 @@ void Usage() {
       "  --window=N           portals streaming window, credits every N/2 (default 16)\n"
       "  --ptl-iface=N        Portals interface for PtlNIInit (default PTL_IFACE_DEFAULT)\n"
       "  --tsv=FILE           append machine-readable rows to FILE (header if new)\n"
+      "  --timed-window=FILE  append \"transport size start_ns end_ns\" (CLOCK_MONOTONIC)\n"
+      "                       of each latency test's timed round trips to FILE\n"
+      "  --jitter=N           spin 0..N-1 loop turns (pseudo-random) before each timed\n"
+      "                       round trip, untimed: a sampling profiler then sees every\n"
+      "                       phase of the round trip (default 0)\n"
       "  --no-latency, --no-bandwidth\n",
       kDefaultPort);
 }
@@ -896,6 +920,10 @@ Options Parse(int argc, char** argv, int first) {
       o.ptl_iface = ptl::tool::ParseU32OrDie(v, "--ptl-iface");
     } else if ((v = val("--tsv"))) {
       o.tsv = v;
+    } else if ((v = val("--timed-window"))) {
+      o.timed_window = v;
+    } else if ((v = val("--jitter"))) {
+      o.jitter = std::atoi(v);
     } else if (a == "--no-latency") {
       o.latency = false;
     } else if (a == "--no-bandwidth") {
@@ -908,6 +936,7 @@ Options Parse(int argc, char** argv, int first) {
     }
   }
   if (o.iters < 1 || o.iters > 1000000) Die("--iters must be 1..1000000");
+  if (o.jitter < 0 || o.jitter > 1000000) Die("--jitter must be 0..1000000");
   if (o.warmup < 0 || o.warmup > 100000) Die("--warmup must be 0..100000");
   if (o.bw_reps < 1 || o.bw_reps > 100) Die("--bw-reps must be 1..100");
   if (o.window < 2 || o.window > 4096) Die("--window must be 2..4096");
@@ -1098,6 +1127,17 @@ class Client {
     s_.ep->Attach(s_.tx->p, s_.rx->p, s_.cap);
   }
 
+  // For tools/testing/bench/budget-netbench: which samples of a profile
+  // fall in the timed round trips (perf record --clockid=CLOCK_MONOTONIC).
+  void NoteTimedWindow(Transport t, size_t n, int64_t start, int64_t end) const {
+    if (o_.timed_window.empty()) return;
+    FILE* f = std::fopen(o_.timed_window.c_str(), "a");
+    if (!f) Die("cannot open %s: %s", o_.timed_window.c_str(), std::strerror(errno));
+    std::fprintf(f, "%s %zu %lld %lld\n", kTransportNames[t], n, static_cast<long long>(start),
+                 static_cast<long long>(end));
+    std::fclose(f);
+  }
+
   Row Latency(Transport t, size_t n, uint32_t seed) {
     Msg m;
     m.op = kLat;
@@ -1115,13 +1155,19 @@ class Client {
     Verify(rx, n, seed + 1, g_who, "latency reply");
     std::vector<int64_t> rt;
     rt.reserve(o_.iters);
+    int64_t timed_start = 0, timed_end = 0;
+    uint32_t jitter_state = seed | 1;
     for (int i = 0; i < o_.warmup + o_.iters; i++) {
+      if (o_.jitter) JitterSpin(NextJitter(&jitter_state) % static_cast<uint32_t>(o_.jitter));
       int64_t t0 = NowNs();
       ep.Send(n);
       ep.Recv(n);
       int64_t t1 = NowNs();
+      if (i == o_.warmup) timed_start = t0;
       if (i >= o_.warmup) rt.push_back(t1 - t0);
+      timed_end = t1;
     }
+    NoteTimedWindow(t, n, timed_start, timed_end);
     Fill(tx, n, seed + 2);
     ep.Send(n);
     ep.Recv(n);
