@@ -180,6 +180,8 @@ mpi_netpipe() {
 	[ "$rc" -eq 0 ] && [ -s /tmp/netpipe.out ]
 	rc=$?
 	[ "$rc" -eq 0 ] || tail -5 /tmp/netpipe.log | sed 's/^/#   /'
+	# The whole curve with the guest's other output, when there is one.
+	[ -n "${VM_OUT:-}" ] && cp /tmp/netpipe.out "$VM_OUT/netpipe-$name.out"
 	# bytes, Mbps, seconds per one-way message
 	awk '$1 == 8 || $1 == 1024 || $1 == 65536 || $1 == 1048576 {
 		printf "#   %8d B: %9.2f Mbps, %10.2f us\n", $1, $2, $3 * 1e6 }' /tmp/netpipe.out

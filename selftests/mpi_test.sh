@@ -43,6 +43,8 @@
 #     MPI's ob1 + tcp btl over the same veth (proves the launcher and the
 #     programs); see mpi_lib.sh.
 #   MPI_NETEM="loss 1%": netem with those parameters on both veth ends.
+#   MPI_MTU: the MTU of every node's device (and the bridge's ports), for
+#     example 65000 (veth's jumbo frames); default veth's 1500.
 #   MPI_PEER_TIMEOUT_MS: ptl_rtscts's peer_timeout_ms (10000, the module's
 #     default: with 2000 a guest starved by a loaded host gave live peers up
 #     and the ranks saw MPI_ERR_INTERN, in hpcc and at 16 ranks).
@@ -90,6 +92,16 @@ else
 	report $? "$nodes nodes on a bridge: ptl.ko and ptl_rtscts.ko loaded, interface 0 of each bound to its veth"
 	ranks=${MPI_RANKS:-$((2 * nodes))}
 	mpi_opts+=(--mca mpi_yield_when_idle 1)
+fi
+if [ -n "${MPI_MTU:-}" ]; then
+	rc=0
+	for ((k = 1; k <= nodes; k++)); do
+		netns_exec $k "$ip" link set dev "v$(netns_letter $k)" mtu "$MPI_MTU" || rc=1
+	done
+	[ "$nodes" -gt 2 ] && for ((k = 1; k <= nodes; k++)); do
+		"$ip" link set dev "p$(netns_letter $k)" mtu "$MPI_MTU" || rc=1
+	done
+	report $rc "every node's device at MTU $MPI_MTU"
 fi
 counters_save
 if [ -n "${MPI_NETEM:-}" ]; then
