@@ -173,8 +173,9 @@ int rtscts_seal_frame(struct rtscts_if *rif, struct sk_buff *skb,
 			   rtscts_pcsum(skb, f->csum_len, f->frame_len) : 0;
 		rtscts_frame_encode(f, skb->data);
 		rtscts_frame_set_crc(skb->data,
-				     rtscts_frame_crc(skb->data, f->csum_len,
-						      rtscts_crc32c));
+				     rtscts_frame_crc_unsealed(skb->data,
+							       f->csum_len,
+							       rtscts_crc32c));
 	}
 	skb->dev = rif->dev;
 	skb->protocol = htons(rif->ethertype);

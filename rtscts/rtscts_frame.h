@@ -206,6 +206,12 @@ void rtscts_frame_set_crc(u8 *buf, u32 crc);
  */
 u32 rtscts_frame_crc(const u8 *buf, u16 len,
 		     u32 (*crc32c)(u32 seed, const u8 *p, size_t n));
+/*
+ * The same checksum in one pass, for a frame whose crc field still holds
+ * the 0 that rtscts_frame_encode() wrote: what the sender seals.
+ */
+u32 rtscts_frame_crc_unsealed(const u8 *buf, u16 len,
+			      u32 (*crc32c)(u32 seed, const u8 *p, size_t n));
 
 /* Serial-number arithmetic on 32-bit sequences (RFC 1982). */
 static inline bool rtscts_seq_before(u32 a, u32 b)

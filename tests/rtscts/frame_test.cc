@@ -764,6 +764,26 @@ TEST(FrameCrc, CoversCsumLenBytesWithTheCrcFieldAsZero) {
   }
 }
 
+TEST(FrameCrc, AFrameWithItsCrcFieldStillZeroSealsInOnePass) {
+  for (uint8_t type : kTypes) {
+    Bytes b = Frame(type);
+    uint32_t want = rtscts_frame_crc(b.data(), uint16_t(b.size()), ptl::tool::Crc32cUpdate);
+    rtscts_frame_set_crc(b.data(), 0);
+    EXPECT_EQ(rtscts_frame_crc_unsealed(b.data(), uint16_t(b.size()), ptl::tool::Crc32cUpdate),
+              want)
+        << Name(type);
+    // Its precondition: a stored crc is covered, unlike rtscts_frame_crc's.
+    rtscts_frame_set_crc(b.data(), want);
+    EXPECT_NE(rtscts_frame_crc_unsealed(b.data(), uint16_t(b.size()), ptl::tool::Crc32cUpdate),
+              want)
+        << Name(type);
+  }
+  Bytes shorter(RTSCTS_HDR_LEN - 1, 0);
+  EXPECT_EQ(
+      rtscts_frame_crc_unsealed(shorter.data(), uint16_t(shorter.size()), ptl::tool::Crc32cUpdate),
+      0u);
+}
+
 TEST(FrameCrc, TheStoredCrcDoesNotChangeTheChecksum) {
   Bytes b = Frame(RTSCTS_MSG);
   uint32_t want = rtscts_frame_crc(b.data(), uint16_t(b.size()), ptl::tool::Crc32cUpdate);
