@@ -32,7 +32,8 @@
 //  * encoding the decoded struct gives back the same header bytes (crc 0,
 //    the Portals header left alone), which decode to the same struct;
 //  * rtscts_frame_crc() is CRC32C over [0, csum_len) with the crc field
-//    as 0 (checked against a bit-at-a-time CRC);
+//    as 0 (checked against a bit-at-a-time CRC), and so is
+//    rtscts_frame_crc_unsealed() once the field holds 0;
 //  * the Portals header of MSG and RTS, if ptl_hdr_decode() accepts it,
 //    encodes back to the same 96 bytes.
 extern "C" {
@@ -256,6 +257,9 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
     rtscts_frame_set_crc(copy.data(), crc ^ 0x01020304u);
     PROMISE(Le(copy.data() + 8, 4) == (crc ^ 0x01020304u), f);
     PROMISE(rtscts_frame_crc(copy.data(), f.csum_len, ptl::tool::Crc32cUpdate) == crc, f);
+    // The sender's one pass, over the same bytes with the crc field 0.
+    rtscts_frame_set_crc(copy.data(), 0);
+    PROMISE(rtscts_frame_crc_unsealed(copy.data(), f.csum_len, ptl::tool::Crc32cUpdate) == crc, f);
   }
 
   if (HasPtlHdr(f.type)) CheckPtlHeader(buf + f.hdr_len - PTL_WIRE_HDR_LEN, f);
