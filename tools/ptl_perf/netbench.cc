@@ -78,8 +78,6 @@ extern "C" __attribute__((noinline)) void ptl_netbench_jitter_spin(uint32_t turn
 
 namespace {
 
-void JitterSpin(uint32_t turns) { ptl_netbench_jitter_spin(turns); }
-
 // xorshift32: the same sequence in every run, no library state.
 uint32_t NextJitter(uint32_t* state) {
   uint32_t x = *state;
@@ -1158,7 +1156,8 @@ class Client {
     int64_t timed_start = 0, timed_end = 0;
     uint32_t jitter_state = seed | 1;
     for (int i = 0; i < o_.warmup + o_.iters; i++) {
-      if (o_.jitter) JitterSpin(NextJitter(&jitter_state) % static_cast<uint32_t>(o_.jitter));
+      if (o_.jitter)
+        ptl_netbench_jitter_spin(NextJitter(&jitter_state) % static_cast<uint32_t>(o_.jitter));
       int64_t t0 = NowNs();
       ep.Send(n);
       ep.Recv(n);

@@ -49,8 +49,7 @@ BEGIN {
 	rule("deposit (copy into the MD)", "^(ptl_mem_|ptl_cursor|ptl_msg_deposit|ptl_msg_copy|ptlc_md_iter|ptl_copy|skb_copy_bits)")
 	rule("event write", "^(ptlc_event_|ptlc_eq_write|ptlc_msg_finalize|ptlc_msg_post_start|ptl_eq_notify|ptl_keq_notify|ptlc_md_end_events|ptlc_md_start_events|ptlc_md_other_events)")
 	rule("timers and acknowledgements", "^(__hrtimer_run_queues|hrtimer_run_softirq|__run_hrtimer|rtscts_ack_soon|rtscts_ack_timer_fn|rtscts_timer|rtscts_send_ack|rtscts_tail_probe|mod_timer|__mod_timer|hrtimer_start|hrtimer_try_to_cancel|hrtimer_cancel|del_timer|lock_timer_base|internal_add_timer|run_timer|__run_timers|call_timer_fn)")
-	rule("wake-up, sleep and switch", "^(try_to_wake_up|__wake_up|wake_up_|ttwu_|enqueue_task|enqueue_entity|activate_task|check_preempt|resched_curr|select_task_rq|sched_ttwu|autoremove_wake|default_wake|pollwake|__pollwait|woken_wake)")
-	rule("wake-up, sleep and switch", "^(__schedule|schedule$|schedule_|pick_next|dequeue_task|dequeue_entity|__switch_to|switch_mm|finish_task_switch|context_switch|put_prev|set_next_entity|prepare_to_wait|finish_wait|wait_woken)")
+	rule("wake-up, sleep and switch", "^(try_to_wake_up|__wake_up|wake_up_|ttwu_|enqueue_task|enqueue_entity|activate_task|check_preempt|resched_curr|select_task_rq|sched_ttwu|autoremove_wake|default_wake|pollwake|__pollwait|woken_wake|__schedule|schedule$|schedule_|pick_next|dequeue_task|dequeue_entity|__switch_to|switch_mm|finish_task_switch|context_switch|put_prev|set_next_entity|prepare_to_wait|finish_wait|wait_woken)")
 	rule("EQ wait and poll", "^(ptl_eq_wait_watches|ptl_eq_wait_on|ptlc_eq_info|ptl_ioctl_eq_wait|ptl_eq_wait|ptl_eq_poll|ptl_eq_scan|ptl_keq_wait|do_sys_poll|do_poll|__x64_sys_poll|ep_|do_epoll)")
 	rule("interrupts and idle", "^(asm_|sysvec_|__sysvec|irq_|handle_irq|hrtimer_interrupt|__hrtimer_run|tick_|default_idle|cpu_idle|do_idle|native_safe_halt|pv_native_safe_halt|arch_cpu_idle|cpuidle)")
 	rule("protocol: other", "^(rtscts_|tipc_)")
@@ -59,13 +58,10 @@ BEGIN {
 	nchain = 0
 }
 
-# A stage may have several rules (checked in order); it is listed once.
 function rule(name, re) {
 	n++
 	stage_name[n] = name
 	stage_re[n] = re
-	if (!(name in count))
-		order[++nstages] = name
 	count[name] = 0
 }
 
@@ -150,8 +146,8 @@ function flush(   s) {
 
 END {
 	flush()
-	for (k = 1; k <= nstages; k++)
-		printf "%s\t%d\n", order[k], count[order[k]]
+	for (k = 1; k <= n; k++)
+		printf "%s\t%d\n", stage_name[k], count[stage_name[k]]
 	printf "total\t%d\n", total
 	if (detail) {
 		for (w in why) {
