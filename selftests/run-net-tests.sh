@@ -84,8 +84,9 @@ counters_save
 # 1-2. The test programs with their peers on node b.
 export PTL_PEER_NETNS=/run/netns/b PTLCTL=$ptlctl PTL_MODULE_DIR=$moddir
 export PTL_TEST_PEER_TIMEOUT_MS=$peer_timeout_ms
-# NET_ONLY_TRAFFIC=1 (make soak) goes straight to the traffic of part 3.
-tests="ptl_data_test ptl_bypass_test ptl_net_fault_test"
+# NET_ONLY_TRAFFIC=1 (make soak) goes straight to the traffic of part 3;
+# NET_TESTS names the test programs to run (all three by default).
+tests=${NET_TESTS:-ptl_data_test ptl_bypass_test ptl_net_fault_test}
 [ "${NET_ONLY_TRAFFIC:-0}" = 1 ] && tests=
 for test in $tests; do
 	echo "# running $test between two nodes"
