@@ -47,6 +47,48 @@ int64_t NowMs() {
   return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
 }
 
+// PtlEQPoll on EQs already looked up (all of one NI, so of one device):
+// scans them in array order without a syscall, and sleeps in the kernel
+// (PTL_IOC_EQ_WAIT on `watches`) only when every one is empty.
+int Poll(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int size,
+         ptl_time_t timeout, ptl_event_t* event, int* which_eq) {
+  const bool forever = timeout == PTL_TIME_FOREVER;
+  int64_t deadline = -1;  // computed when the first scan finds nothing
+  for (;;) {
+    for (int i = 0; i < size; ++i) {
+      int rc = Dequeue(*eqs[i], event, &watches[i]);
+      if (rc != PTL_EQ_EMPTY) {
+        *which_eq = i;
+        return rc;
+      }
+    }
+
+    int64_t left = 0;
+    if (!forever) {
+      if (timeout == 0) return PTL_EQ_EMPTY;  // contract 11, no clock
+      const int64_t now = NowMs();
+      if (deadline < 0) deadline = now + timeout;
+      left = deadline - now;
+      if (left <= 0) return PTL_EQ_EMPTY;
+    }
+    ptl_ioc_eq_wait args{};
+    args.watches = reinterpret_cast<uintptr_t>(watches);
+    args.count = static_cast<uint32_t>(size);
+    // A finite wait never asks for "forever" by accident.
+    args.timeout_ms =
+        forever ? PTL_TIME_FOREVER
+                : static_cast<uint32_t>(left < PTL_TIME_FOREVER - 1 ? left : PTL_TIME_FOREVER - 1);
+    int rc = eqs[0]->device->CallRaw(PTL_IOC_EQ_WAIT, &args);
+    if (rc == -EINTR || rc == PTL_OK) continue;  // signal, or an event: look again
+    if (rc == PTL_EQ_EMPTY) return PTL_EQ_EMPTY;
+    if (rc == PTL_EQ_INVALID) {
+      *which_eq = args.which;
+      return PTL_EQ_INVALID;
+    }
+    return rc < 0 ? ptl::Device::ErrnoToPortals(rc) : rc;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -86,6 +128,7 @@ int PtlEQAlloc(ptl_handle_ni_t ni_handle, ptl_size_t count, ptl_eq_handler_t eq_
       eq->ctl =
           ptl::Mapping::Map(dev->fd(), args.ctl_offset, args.ctl_bytes, PROT_READ | PROT_WRITE);
       if (!eq->ring.valid() || !eq->ctl.valid()) return undo(PTL_NO_SPACE);
+      eq->device = dev;
       eq->handle = args.eq_handle;
       eq->ni = ni_handle;
       eq->handler = eq_handler;
@@ -149,6 +192,16 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
   if (!eq_handles || !event || !which_eq) return PTL_SEGV;
 
   return ptl::Guard([&]() -> int {
+    auto& lib = Library::Instance();
+    // One EQ (PtlEQWait, and most callers) costs one lookup and one
+    // reference: this is every small message's wait (issue 23's budget).
+    if (size == 1) {
+      std::shared_ptr<ptl::Eq> eq;
+      ptl_ioc_eq_watch watch;
+      int rc = lib.FindEqs(eq_handles, 1, &eq, which_eq);
+      if (rc != PTL_OK) return rc;
+      return Poll(&eq, &watch, 1, timeout, event, which_eq);
+    }
     // Up to kInlineEqs handles and their watch entries live on the stack:
     // a poll that finds an event allocates nothing, reads no clock and
     // makes no syscall; one that sleeps allocates nothing either.
@@ -165,49 +218,9 @@ int PtlEQPoll(ptl_handle_eq_t* eq_handles, int size, ptl_time_t timeout, ptl_eve
       heap_watches.resize(static_cast<size_t>(size));
       watches = heap_watches.data();
     }
-    // Every handle resolved under one lock: unknown ones and EQs of another
-    // NI than the first one's are PTL_EQ_INVALID with *which_eq naming them.
-    Library::DeviceRef dev;
-    int rc = Library::Instance().FindEqs(eq_handles, size, eqs, &dev, which_eq);
+    int rc = lib.FindEqs(eq_handles, size, eqs, which_eq);
     if (rc != PTL_OK) return rc;
-
-    const bool forever = timeout == PTL_TIME_FOREVER;
-    int64_t deadline = -1;  // computed when the first scan finds nothing
-    for (;;) {
-      // Array order, no syscall; an empty EQ records what to wait for.
-      for (int i = 0; i < size; ++i) {
-        rc = Dequeue(*eqs[i], event, &watches[i]);
-        if (rc != PTL_EQ_EMPTY) {
-          *which_eq = i;
-          return rc;
-        }
-      }
-
-      int64_t left = 0;
-      if (!forever) {
-        if (timeout == 0) return PTL_EQ_EMPTY;  // contract 11, no clock
-        const int64_t now = NowMs();
-        if (deadline < 0) deadline = now + timeout;
-        left = deadline - now;
-        if (left <= 0) return PTL_EQ_EMPTY;
-      }
-      ptl_ioc_eq_wait args{};
-      args.watches = reinterpret_cast<uintptr_t>(watches);
-      args.count = static_cast<uint32_t>(size);
-      // A finite wait never asks for "forever" by accident.
-      args.timeout_ms =
-          forever
-              ? PTL_TIME_FOREVER
-              : static_cast<uint32_t>(left < PTL_TIME_FOREVER - 1 ? left : PTL_TIME_FOREVER - 1);
-      rc = dev->CallRaw(PTL_IOC_EQ_WAIT, &args);
-      if (rc == -EINTR || rc == PTL_OK) continue;  // signal, or an event: look again
-      if (rc == PTL_EQ_EMPTY) return PTL_EQ_EMPTY;
-      if (rc == PTL_EQ_INVALID) {
-        *which_eq = args.which;
-        return PTL_EQ_INVALID;
-      }
-      return rc < 0 ? ptl::Device::ErrnoToPortals(rc) : rc;
-    }
+    return Poll(eqs, watches, size, timeout, event, which_eq);
   });
 }
 

@@ -12,8 +12,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <utility>
+
+#include "device.h"
 
 namespace ptl {
 
@@ -98,6 +101,7 @@ class EqReader {
 // One EQ of this process. Shared (std::shared_ptr) between the handle table
 // and the calls using it, so PtlEQFree never unmaps a ring under a reader.
 struct Eq {
+  std::shared_ptr<const Device> device;  // the descriptor PTL_IOC_EQ_WAIT goes to
   ptl_handle_eq_t handle = PTL_EQ_NONE;
   ptl_handle_ni_t ni = PTL_INVALID_HANDLE;
   ptl_eq_handler_t handler = PTL_EQ_HANDLER_NONE;

@@ -166,8 +166,7 @@ std::shared_ptr<Eq> Library::FindEq(ptl_handle_eq_t handle) {
   return it == state_.eqs.end() ? nullptr : it->second;
 }
 
-int Library::FindEqs(const ptl_handle_eq_t* handles, int n, std::shared_ptr<Eq>* eqs,
-                     DeviceRef* dev, int* bad) {
+int Library::FindEqs(const ptl_handle_eq_t* handles, int n, std::shared_ptr<Eq>* eqs, int* bad) {
   std::lock_guard lock(mutex_);
   if (!Live()) return PTL_NO_INIT;
   if (n <= 0) return PTL_EQ_INVALID;
@@ -179,7 +178,6 @@ int Library::FindEqs(const ptl_handle_eq_t* handles, int n, std::shared_ptr<Eq>*
     }
     eqs[i] = it->second;
   }
-  *dev = device_;
   return PTL_OK;
 }
 

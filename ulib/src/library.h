@@ -70,11 +70,10 @@ class Library {
   // The EQ behind a handle, or nullptr.
   std::shared_ptr<Eq> FindEq(ptl_handle_eq_t handle);
 
-  // PtlEQPoll's lookup, under one lock: the device and the EQs behind
-  // handles[0..n). PTL_NO_INIT, PTL_EQ_INVALID (n <= 0, or *bad names an
-  // unknown handle or an EQ of another NI than the first's), or PTL_OK.
-  int FindEqs(const ptl_handle_eq_t* handles, int n, std::shared_ptr<Eq>* eqs, DeviceRef* dev,
-              int* bad);
+  // PtlEQPoll's lookup, under one lock: the EQs behind handles[0..n).
+  // PTL_NO_INIT, PTL_EQ_INVALID (n <= 0, or *bad names an unknown handle or
+  // an EQ of another NI than the first's), or PTL_OK.
+  int FindEqs(const ptl_handle_eq_t* handles, int n, std::shared_ptr<Eq>* eqs, int* bad);
 
  private:
   Library();
