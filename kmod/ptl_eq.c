@@ -27,7 +27,11 @@
  * Waiting: EQ_WAIT sleeps on the file's wait queue (struct ptl_wake) until
  * a watched EQ's next sequence differs from the one its reader expects.
  * The core's eq_notify hook, called after each event is written, wakes
- * the queue only when someone sleeps on it.
+ * the queue only when someone sleeps on it. A waiter looks its EQs up
+ * once and holds their memory: each pass over them (before sleeping, and
+ * after every wake-up) reads the posted count that eq_notify keeps there,
+ * without the NI lock or a handle lookup, since a wait is part of every
+ * small message.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -244,6 +248,7 @@ static long ptl_eq_free(struct ptl_file *pf, ptl_handle_eq_t h)
 	if (rc == PTL_OK) {
 		/* The core will not write the ring again (contract 14). */
 		em = priv;
+		WRITE_ONCE(em->freed, true);
 		xa_erase(&ni->eq_maps, em->id);
 		ptl_eq_mem_put(em);
 		/* Waiters on it now find it invalid. */
@@ -286,12 +291,18 @@ void ptl_eq_ni_teardown(struct ptl_ni *ni)
 
 /* ---- events ---- */
 
+/* The sequence of the next event @em's ring will hold. */
+static ptl_seq_t ptl_eq_mem_next(const struct ptl_eq_mem *em)
+{
+	return 0U - em->nslots + READ_ONCE(em->posted);
+}
+
 /* ptlc_ops.eq_notify: atomic context, the NI lock of @glue held. */
 void ptl_eq_notify(void *glue, void *eq_priv)
 {
 	struct ptl_ni *ni = glue;
 	struct ptl_eq_mem *em = eq_priv;
-	ptl_seq_t seq = 0U - em->nslots + em->posted;
+	ptl_seq_t seq = ptl_eq_mem_next(em);
 	const ptl_event_t *slot = &em->ring[seq & (em->nslots - 1)];
 
 	WRITE_ONCE(em->posted, em->posted + 1);
@@ -384,14 +395,33 @@ int ptl_eq_mmap(struct ptl_file *pf, struct vm_area_struct *vma)
 /* ---- waiting ---- */
 
 /*
+ * The memory of the EQ @w watches, referenced, or NULL if @w names no EQ
+ * of @ni. RCU keeps @em readable between the lookup and the reference.
+ */
+static struct ptl_eq_mem *ptl_eq_watch_get(struct ptl_ni *ni,
+					   const struct ptl_ioc_eq_watch *w)
+{
+	struct ptl_eq_mem *em = NULL;
+	void *priv;
+
+	if (ptlc_handle_slot(w->eq_handle) != (int)ni->slot)
+		return NULL;
+	rcu_read_lock();
+	if (ptlc_eq_info(ni->core, w->eq_handle, NULL, NULL, &priv) == PTL_OK &&
+	    kref_get_unless_zero(&((struct ptl_eq_mem *)priv)->ref))
+		em = priv;
+	rcu_read_unlock();
+	return em;
+}
+
+/*
  * One pass over the watched EQs: PTL_OK with *which set if one holds the
  * event its reader expects (or lapped it), PTL_EQ_INVALID with *which set
- * for a bad entry, else PTL_EQ_EMPTY.
+ * for an EQ freed meanwhile, else PTL_EQ_EMPTY.
  */
-static int ptl_eq_scan(struct ptl_ni *ni, const struct ptl_ioc_eq_watch *w,
-		       u32 count, s32 *which)
+static int ptl_eq_scan(struct ptl_ni *ni, struct ptl_eq_mem *const *ems,
+		       const struct ptl_ioc_eq_watch *w, u32 count, s32 *which)
 {
-	ptl_seq_t next;
 	u32 i;
 
 	if (!READ_ONCE(ni->active)) {
@@ -399,13 +429,11 @@ static int ptl_eq_scan(struct ptl_ni *ni, const struct ptl_ioc_eq_watch *w,
 		return PTL_EQ_INVALID;
 	}
 	for (i = 0; i < count; i++) {
-		if (ptlc_handle_slot(w[i].eq_handle) != (int)ni->slot ||
-		    ptlc_eq_info(ni->core, w[i].eq_handle, NULL, &next,
-				 NULL) != PTL_OK) {
+		if (READ_ONCE(ems[i]->freed)) {
 			*which = i;
 			return PTL_EQ_INVALID;
 		}
-		if (next != w[i].expected_seq) {
+		if (ptl_eq_mem_next(ems[i]) != w[i].expected_seq) {
 			*which = i;
 			return PTL_OK;
 		}
@@ -420,7 +448,7 @@ static long ptl_eq_timeout(u32 timeout_ms)
 	return msecs_to_jiffies(timeout_ms);
 }
 
-static long ptl_eq_wait_on(struct ptl_ni *ni,
+static long ptl_eq_wait_on(struct ptl_ni *ni, struct ptl_eq_mem *const *ems,
 			   const struct ptl_ioc_eq_watch *w,
 			   struct ptl_ioc_eq_wait *args)
 {
@@ -428,10 +456,32 @@ static long ptl_eq_wait_on(struct ptl_ni *ni,
 	long left;
 
 	left = wait_event_interruptible_timeout(ni->wake->wq,
-		(rc = ptl_eq_scan(ni, w, args->count, &args->which)) !=
+		(rc = ptl_eq_scan(ni, ems, w, args->count, &args->which)) !=
 		PTL_EQ_EMPTY, ptl_eq_timeout(args->timeout_ms));
 	if (left < 0)
 		return -EINTR;	/* the library retries with the time left */
+	return rc;
+}
+
+/* Looks up the watched EQs (@ems has room for all), waits, lets go. */
+static long ptl_eq_wait_ni(struct ptl_ni *ni, struct ptl_ioc_eq_wait *args,
+			   const struct ptl_ioc_eq_watch *w,
+			   struct ptl_eq_mem **ems)
+{
+	long rc = PTL_EQ_INVALID;
+	u32 i, n;
+
+	for (n = 0; n < args->count; n++) {
+		ems[n] = ptl_eq_watch_get(ni, &w[n]);
+		if (!ems[n]) {
+			args->which = n;
+			goto out;
+		}
+	}
+	rc = ptl_eq_wait_on(ni, ems, w, args);
+out:
+	for (i = 0; i < n; i++)
+		ptl_eq_mem_put(ems[i]);
 	return rc;
 }
 
@@ -439,13 +489,24 @@ static long ptl_eq_wait_watches(struct ptl_file *pf,
 				struct ptl_ioc_eq_wait *args,
 				const struct ptl_ioc_eq_watch *w)
 {
+	struct ptl_eq_mem *one, **ems = &one;
 	struct ptl_ni *ni;
 	long rc;
 
 	ni = ptl_ni_lookup_any(pf, w[0].eq_handle);
 	if (!ni)
 		return PTL_EQ_INVALID;
-	rc = ptl_eq_wait_on(ni, w, args);
+	if (args->count > 1) {
+		ems = kvmalloc_array(args->count, sizeof(*ems),
+				     GFP_KERNEL_ACCOUNT);
+		if (!ems) {
+			ptl_ni_put(ni);
+			return -ENOMEM;
+		}
+	}
+	rc = ptl_eq_wait_ni(ni, args, w, ems);
+	if (ems != &one)
+		kvfree(ems);
 	ptl_ni_put(ni);
 	return rc;
 }
@@ -489,9 +550,7 @@ static bool ptl_eq_ni_readable(struct ptl_ni *ni)
 	unsigned long id;
 
 	xa_for_each(&ni->eq_maps, id, em) {
-		ptl_seq_t next = 0U - em->nslots + READ_ONCE(em->posted);
-
-		if (next != READ_ONCE(em->ctl->consumer_seq))
+		if (ptl_eq_mem_next(em) != READ_ONCE(em->ctl->consumer_seq))
 			return true;
 	}
 	return false;

@@ -259,6 +259,7 @@ struct ptl_eq_mem {
 	u32 id;				/* key in ptl_ni.eq_maps */
 	ptl_handle_eq_t handle;
 	u32 posted;			/* events written (under NI lock) */
+	bool freed;			/* PtlEQFree'd: waiters find it invalid */
 	u32 nid, pid;			/* of its NI, for tracing */
 };
 

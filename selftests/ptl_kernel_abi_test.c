@@ -539,6 +539,53 @@ TEST_F(dev, eq_wait_times_out_and_wakes_on_events)
 	EXPECT_EQ(0, which);
 }
 
+struct freed_wait {
+	int fd;
+	struct ptl_ioc_eq_watch w[2];
+	int rc;
+	uint32_t which;
+};
+
+static void *wait_on_two(void *arg)
+{
+	struct freed_wait *fw = arg;
+	struct ptl_ioc_eq_wait a = { .size = sizeof(a),
+				     .watches = (uintptr_t)fw->w, .count = 2,
+				     .timeout_ms = 10000 };
+
+	fw->rc = ioctl(fw->fd, PTL_IOC_EQ_WAIT, &a);
+	fw->which = a.which;
+	return NULL;
+}
+
+/*
+ * A waiter holds the EQs it watches while it sleeps; freeing one of them
+ * wakes it at once with PTL_EQ_INVALID naming that EQ.
+ */
+TEST_F(dev, eq_wait_ends_when_a_watched_eq_is_freed)
+{
+	struct freed_wait fw = { .fd = self->fd, .rc = -1 };
+	struct eq a, b;
+	pthread_t thread;
+	double t0;
+
+	ASSERT_EQ(0, eq_alloc(self->fd, self->ni, 8, &a));
+	ASSERT_EQ(0, eq_alloc(self->fd, self->ni, 8, &b));
+	fw.w[0] = (struct ptl_ioc_eq_watch){ a.handle, a.expected };
+	fw.w[1] = (struct ptl_ioc_eq_watch){ b.handle, b.expected };
+	ASSERT_EQ(0, pthread_create(&thread, NULL, wait_on_two, &fw));
+	usleep(200000);		/* asleep in the kernel by now */
+	t0 = now_ms();
+	ASSERT_EQ(PTL_OK, handle_op(self->fd, PTL_IOC_EQ_FREE, b.handle));
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	EXPECT_GT(2000, now_ms() - t0);
+	EXPECT_EQ(PTL_EQ_INVALID, fw.rc);
+	EXPECT_EQ(1, fw.which);
+	/* The other EQ is still there to wait on. */
+	EXPECT_EQ(PTL_EQ_EMPTY, eq_wait(self->fd, a.handle, a.expected, 0,
+					NULL));
+}
+
 TEST_F(dev, eq_wait_sleeps_until_another_process_puts)
 {
 	struct eq eq;
