@@ -42,21 +42,21 @@ void ptlc_event_init(struct ptlc_ni *ni, ptl_event_t *ev,
 }
 
 /* Posts ev if enabled; self_link makes the event link to itself. */
-static bool post(struct ptlc_ni *ni, const struct ptlc_md *md,
-		 ptl_event_t *ev, bool enabled, bool self_link,
-		 ptl_seq_t *seq)
+static struct ptlc_eq *post(struct ptlc_ni *ni, const struct ptlc_md *md,
+			    ptl_event_t *ev, bool enabled, bool self_link,
+			    ptl_seq_t *seq)
 {
 	struct ptlc_eq *eq;
 
 	if (!enabled)
-		return false;
+		return NULL;
 	eq = ptlc_eq_lookup(ni, md->desc.eq_handle);
 	if (!eq)
-		return false;
+		return NULL;
 	if (self_link)
 		ev->link = eq->next_seq;
 	*seq = ptlc_eq_write(ni, eq, ev);
-	return true;
+	return eq;
 }
 
 bool ptlc_event_post_start(struct ptlc_ni *ni, const struct ptlc_md *md,
@@ -72,6 +72,30 @@ bool ptlc_event_post_end(struct ptlc_ni *ni, const struct ptlc_md *md,
 	return post(ni, md, ev, ptlc_md_end_events(md), !started, seq);
 }
 
+/*
+ * An operation ends: posts its END as ptlc_event_post_end() does and
+ * withdraws the promise it made on @promised (PTL_EQ_NONE if none), with
+ * one EQ lookup: the MD still posts to the EQ it promised on, since
+ * PtlMDUpdate refuses an MD with an operation in flight (the second
+ * lookup is for an EQ freed meanwhile).
+ */
+bool ptlc_event_end(struct ptlc_ni *ni, const struct ptlc_md *md,
+		    ptl_event_t *ev, bool started, ptl_handle_eq_t promised,
+		    ptl_seq_t *seq)
+{
+	struct ptlc_eq *eq = post(ni, md, ev, ptlc_md_end_events(md),
+				  !started, seq);
+	bool posted = eq;
+
+	if (promised == PTL_EQ_NONE)
+		return posted;
+	if (!eq || promised != md->desc.eq_handle)
+		eq = ptlc_eq_lookup(ni, promised);
+	if (eq && !PTL_WARN_ON(!eq->promised))
+		eq->promised--;
+	return posted;
+}
+
 /* ACK (self-linked) and UNLINK (ev->link set by the caller). */
 bool ptlc_event_post_other(struct ptlc_ni *ni, const struct ptlc_md *md,
 			   ptl_event_t *ev, ptl_seq_t *seq)
@@ -84,21 +108,13 @@ bool ptlc_event_post_other(struct ptlc_ni *ni, const struct ptlc_md *md,
 ptl_handle_eq_t ptlc_event_promise(struct ptlc_ni *ni,
 				   const struct ptlc_md *md)
 {
-	struct ptlc_eq *eq = ptlc_eq_lookup(ni, md->desc.eq_handle);
+	struct ptlc_eq *eq;
 
-	if (!eq || !ptlc_md_end_events(md))
+	if (!ptlc_md_end_events(md))
+		return PTL_EQ_NONE;
+	eq = ptlc_eq_lookup(ni, md->desc.eq_handle);
+	if (!eq)
 		return PTL_EQ_NONE;
 	eq->promised++;
 	return md->desc.eq_handle;
-}
-
-void ptlc_event_unpromise(struct ptlc_ni *ni, ptl_handle_eq_t eqh)
-{
-	struct ptlc_eq *eq;
-
-	if (eqh == PTL_EQ_NONE)
-		return;
-	eq = ptlc_eq_lookup(ni, eqh);
-	if (eq && !PTL_WARN_ON(!eq->promised))
-		eq->promised--;
 }

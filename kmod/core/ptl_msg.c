@@ -62,9 +62,9 @@ static void msg_complete(struct ptlc_ni *ni, struct ptlc_msg *msg,
 		ev->type++;			/* the END of each START */
 		ev->ni_fail_type = fail;
 		ev->link = started ? msg->start_seq : 0;
-		if (ptlc_event_post_end(ni, md, ev, started, &seq))
+		if (ptlc_event_end(ni, md, ev, started, msg->promised_eq,
+				   &seq))
 			link = seq;
-		ptlc_event_unpromise(ni, msg->promised_eq);
 	}
 	ni->msgs_freed++;
 	msg->state = PTLC_ST_IDLE;

@@ -311,11 +311,13 @@ bool ptlc_event_post_start(struct ptlc_ni *ni, const struct ptlc_md *md,
 			   ptl_event_t *ev, ptl_seq_t *seq);
 bool ptlc_event_post_end(struct ptlc_ni *ni, const struct ptlc_md *md,
 			 ptl_event_t *ev, bool started, ptl_seq_t *seq);
+bool ptlc_event_end(struct ptlc_ni *ni, const struct ptlc_md *md,
+		    ptl_event_t *ev, bool started, ptl_handle_eq_t promised,
+		    ptl_seq_t *seq);
 bool ptlc_event_post_other(struct ptlc_ni *ni, const struct ptlc_md *md,
 			   ptl_event_t *ev, ptl_seq_t *seq);
 ptl_handle_eq_t ptlc_event_promise(struct ptlc_ni *ni,
 				   const struct ptlc_md *md);
-void ptlc_event_unpromise(struct ptlc_ni *ni, ptl_handle_eq_t eqh);
 
 /* ---- messages (ptl_msg.c) ---- */
 
