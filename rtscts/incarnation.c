@@ -31,6 +31,8 @@
  * keyed interface, only from frames that tell the peer's state something
  * new (rtscts_frame_news): the Ethernet header is outside the tag, and a
  * recorded frame replayed from another address must not move the peer.
+ * What protects against an address that was learnt wrong all the same
+ * (a corrupted source) is told at rtscts_learn_lladdr.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,6 +41,7 @@
 #include <linux/random.h>
 
 #include "rtscts.h"
+#include "rtscts_trace.h"
 
 /* A CHALLENGE or CHALLENGE_ACK, alone in an skb, to @mac. */
 static void rtscts_send_chal(struct rtscts_if *rif, u8 type, u32 dst_nid,
@@ -177,18 +180,94 @@ bool rtscts_frame_news(const struct rtscts_peer *peer,
 	}
 }
 
-/*
- * The frame @skb passed every check (its incarnation above, its stream):
- * its source is where @peer is now, unless ptlctl fixed that. Lock held.
- */
-void rtscts_learn_lladdr(struct rtscts_peer *peer, const struct sk_buff *skb,
-			 const struct rtscts_frame *f)
+/* @mac is where @peer may be instead (lock held). */
+static void rtscts_set_alt(struct rtscts_peer *peer, const u8 *mac)
 {
-	if (peer->is_static)
+	if (peer->alt_valid && ether_addr_equal(peer->alt_lladdr, mac))
 		return;
+	trace_rtscts_lladdr(peer->rif, peer->nid, mac, true);
+	ether_addr_copy(peer->alt_lladdr, mac);
+	peer->alt_valid = true;
+}
+
+/**
+ * rtscts_learn_lladdr - where @peer is, from a frame that came from it
+ * @peer: locked
+ * @skb: the frame; it passed every check (its incarnation above)
+ * @f: its headers
+ * @news: it moves the peer's state forward (rtscts_frame_news; always on
+ *	an interface without a key)
+ *
+ * The source of a frame that teaches becomes the peer's address, unless
+ * ptlctl fixed that; of reliable frames, only those of the stream followed
+ * or of one that may start. The address it replaces is kept as the
+ * alternative until a frame that teaches comes from the new one again.
+ *
+ * Why keep it: the Ethernet header is outside the checksum and the tag,
+ * so the frame that taught may have had its source corrupted on the way
+ * (or forged by a host that raced the genuine frame). Our answers then go
+ * nowhere, the peer sends its frames again, and on a keyed interface
+ * those repeat what we have (not news): nothing would ever teach the true
+ * address again, and both ends would stall until the peer timeout. So an
+ * authenticated frame that does not teach still names the alternative,
+ * and while there is one, the answers to such frames and whatever the
+ * timer sends go there as well (rtscts_copy_to_alt): once the peer hears
+ * us, its next new frame teaches. A replayed frame moves nothing; its
+ * sender gets copies of our answers and of our frames sent again after a
+ * timeout, which anyone on the path could read anyway (frames are
+ * authenticated, not encrypted).
+ *
+ * Return: true if @skb came from the alternative and was not taught from:
+ * its answers should go there too.
+ */
+bool rtscts_learn_lladdr(struct rtscts_peer *peer, const struct sk_buff *skb,
+			 const struct rtscts_frame *f, bool news)
+{
+	const u8 *src = eth_hdr(skb)->h_source;
+
+	if (peer->is_static)
+		return false;
 	if (rtscts_type_reliable(f->type) && f->stream != peer->rx_stream &&
 	    !rtscts_stream_may_start(peer, f))
-		return;
-	ether_addr_copy(peer->lladdr, eth_hdr(skb)->h_source);
+		return false;
+	if (peer->lladdr_valid && ether_addr_equal(peer->lladdr, src)) {
+		if (news)
+			peer->alt_valid = false;	/* confirmed */
+		return false;
+	}
+	if (!news) {
+		if (!peer->lladdr_valid)
+			return false;
+		rtscts_set_alt(peer, src);
+		return true;
+	}
+	if (peer->lladdr_valid)
+		rtscts_set_alt(peer, peer->lladdr);
+	trace_rtscts_lladdr(peer->rif, peer->nid, src, false);
+	ether_addr_copy(peer->lladdr, src);
 	peer->lladdr_valid = true;
+	return false;
+}
+
+/**
+ * rtscts_copy_to_alt - the frames of @xq go to @peer's alternative too
+ * @peer: locked, with an alternative address (alt_valid)
+ * @xq: frames to it, sealed for its address; a copy of each is added
+ *
+ * Only the link header differs: the tag and checksums do not cover it.
+ */
+void rtscts_copy_to_alt(struct rtscts_peer *peer, struct sk_buff_head *xq)
+{
+	struct sk_buff_head copies;
+	struct sk_buff *skb, *copy;
+
+	__skb_queue_head_init(&copies);
+	skb_queue_walk(xq, skb) {
+		copy = pskb_copy(skb, GFP_ATOMIC);
+		if (!copy)
+			break;
+		ether_addr_copy(eth_hdr(copy)->h_dest, peer->alt_lladdr);
+		__skb_queue_tail(&copies, copy);
+	}
+	skb_queue_splice_tail(&copies, xq);
 }

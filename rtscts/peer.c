@@ -506,6 +506,7 @@ int rtscts_peer_add_static(struct rtscts_if *rif, u32 nid, const u8 *lladdr)
 		err = peer->dead ? -EAGAIN : 0;
 		if (!err) {
 			ether_addr_copy(peer->lladdr, lladdr);
+			peer->alt_valid = false;
 			peer->lladdr_valid = true;
 			peer->is_static = true;
 			if (peer->state == PTL_PEER_RESOLVING)

@@ -659,13 +659,13 @@ void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
 	struct rtscts_if *rif = peer->rif;
 	/* Keyed: no address from a replay (incarnation.c). */
 	bool news = !rif->auth || rtscts_frame_news(peer, f);
+	bool from_alt;
 
 	if (!rtscts_rx_incarnation(peer, f, xq)) {
 		kfree_skb(skb);
 		return;
 	}
-	if (news)
-		rtscts_learn_lladdr(peer, skb, f);
+	from_alt = rtscts_learn_lladdr(peer, skb, f, news);
 	peer->last_rx = jiffies;
 	peer->last_active = jiffies;
 	peer->st.rx_frames++;
@@ -700,4 +700,6 @@ void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
 		break;
 	}
 	rtscts_push(peer, xq);
+	if (from_alt)
+		rtscts_copy_to_alt(peer, xq);
 }

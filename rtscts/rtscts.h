@@ -157,6 +157,13 @@ struct rtscts_peer {
 	bool lladdr_valid;
 	bool is_static;
 	bool dead;			/* removed: touch nothing more */
+	/*
+	 * Where else it may be (incarnation.c): the address it had before
+	 * the last change, or one that authenticated frames not taught from
+	 * came from; cleared once a frame that teaches confirms lladdr.
+	 */
+	bool alt_valid;
+	u8 alt_lladdr[ETH_ALEN];
 	u32 rx_inc;			/* its incarnation, 0 if unknown */
 	bool chal_active;		/* another was claimed: asking it */
 	u64 chal_nonce;			/* of our last CHALLENGE, 0: none */
@@ -340,8 +347,9 @@ static inline bool rtscts_stream_may_start(const struct rtscts_peer *peer,
 
 bool rtscts_frame_news(const struct rtscts_peer *peer,
 		       const struct rtscts_frame *f);
-void rtscts_learn_lladdr(struct rtscts_peer *peer, const struct sk_buff *skb,
-			 const struct rtscts_frame *f);
+bool rtscts_learn_lladdr(struct rtscts_peer *peer, const struct sk_buff *skb,
+			 const struct rtscts_frame *f, bool news);
+void rtscts_copy_to_alt(struct rtscts_peer *peer, struct sk_buff_head *xq);
 
 /* reliable.c */
 int rtscts_txf_init(void);

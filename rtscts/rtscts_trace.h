@@ -6,6 +6,8 @@
  *   rtscts_bad             a frame failed its checks (the reason)
  *   rtscts_peer_state      a peer became resolving, up or unreachable
  *   rtscts_peer_fail       operations with a peer failed (timeout, restart)
+ *   rtscts_lladdr          a peer's link-layer address, or the alternative
+ *                          kept beside it (incarnation.c), changed
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rtscts
@@ -104,6 +106,23 @@ TRACE_EVENT(rtscts_peer_state,
 		__entry->state = state;
 	),
 	TP_printk("peer=%u state=%u", __entry->peer, __entry->state)
+);
+
+TRACE_EVENT(rtscts_lladdr,
+	TP_PROTO(const struct rtscts_if *rif, u32 peer, const u8 *mac, bool alt),
+	TP_ARGS(rif, peer, mac, alt),
+	TP_STRUCT__entry(
+		__field(u32, peer)
+		__array(u8, mac, ETH_ALEN)
+		__field(bool, alt)
+	),
+	TP_fast_assign(
+		__entry->peer = peer;
+		memcpy(__entry->mac, mac, ETH_ALEN);
+		__entry->alt = alt;
+	),
+	TP_printk("peer=%u %s=%pM", __entry->peer,
+		  __entry->alt ? "alt" : "lladdr", __entry->mac)
 );
 
 TRACE_EVENT(rtscts_peer_fail,

@@ -21,6 +21,9 @@
  *     are freed (ooo.c), whether or not anything else is outstanding:
  *     the gap may be one that never closes, from a node that sends
  *     nothing else.
+ *   - while the peer has an alternative address (incarnation.c: the one
+ *     its address was learnt in place of, perhaps from a frame whose
+ *     source was corrupted), what the timer sends goes there as well;
  *   - messages open from the peer (open.c) keep it running like anything
  *     else outstanding, also for a peer that only sends to us: one that
  *     falls silent for peer_timeout_ms is unreachable and they fail. Those
@@ -174,6 +177,9 @@ void rtscts_timer_fn(struct timer_list *t)
 		rtscts_send_ack(peer, &xq, RTSCTS_F_ACK_REQ);
 	}
 	rtscts_push(peer, &xq);
+	/* Unanswered: it may be where we knew it before (incarnation.c). */
+	if (peer->alt_valid)
+		rtscts_copy_to_alt(peer, &xq);
 	rtscts_timer_arm(peer);
 out:
 	spin_unlock_bh(&peer->lock);
