@@ -27,6 +27,12 @@
 #                                  on stdin (ptlctl -j)
 #   wait_for SECONDS COMMAND...    until COMMAND succeeds, polling every
 #                                  0.2 s; false if it did not in time
+#   peer_events_record             records from now on, and peer_events_show
+#                                  prints, the rtscts peers' state changes,
+#                                  failures and retransmission timeouts of
+#                                  every node (tracefs): what a failed
+#                                  traffic test shows of who gave up on whom
+#   peers_show                     each node's interface and peer counters
 # Also sets build, moddir, ip, tc, ptlctl, stress, nid_a and nid_b, for
 # the scripts that source it (hence SC2034 off), and netns_nodes: the
 # nodes' namespace names after setup ("default" for node 1).
@@ -73,6 +79,40 @@ wait_for() {
 	until "$@"; do
 		[ $SECONDS -ge $end ] && return 1
 		sleep 0.2
+	done
+}
+
+tracefs=/sys/kernel/tracing
+peer_events="rtscts_peer_state rtscts_peer_fail rtscts_retransmit"
+
+peer_events_record() {
+	local e
+
+	[ -e $tracefs/trace ] || mount -t tracefs nodev $tracefs 2>/dev/null
+	echo 4096 >$tracefs/buffer_size_kb && echo >$tracefs/trace || return 1
+	for e in $peer_events; do
+		echo 1 >"$tracefs/events/rtscts/$e/enable" || return 1
+	done
+}
+
+# The last 200 events (the earliest are timeouts that led to a failure).
+peer_events_show() {
+	local e
+
+	for e in $peer_events; do
+		echo 0 >"$tracefs/events/rtscts/$e/enable"
+	done
+	echo "# rtscts events (state 0 resolving, 1 up, 2 unreachable; peer_fail event 1 unreachable, 2 restarted):"
+	grep -v '^#' $tracefs/trace | tail -n 200 | sed 's/^/#   /'
+}
+
+peers_show() {
+	local k
+
+	for ((k = 1; k <= ${#netns_nodes[@]}; k++)); do
+		echo "# node $(netns_letter "$k"):"
+		netns_exec "$k" "$ptlctl" -s iface show 0 | sed 's/^/#   /'
+		netns_exec "$k" "$ptlctl" -s peer show | sed 's/^/#   /'
 	done
 }
 

@@ -86,13 +86,14 @@ stress_pair() {	# stress_pair NAME COUNT
 	$ip netns exec b "$stress" server --pid 77 --clients 1 \
 		--timeout-ms 60000 --quiet &
 	server=$!
+	peer_events_record
 	sleep 0.5
 	"$stress" client --server "$nid_b:77" --id 0 --count "$2" \
 		--max-size 1M --seed 1 --timeout-ms 60000 --quiet || rc=1
 	wait "$server" || rc=1
 	if [ $rc != 0 ]; then
-		"$ptlctl" -s iface show 0 | sed 's/^/# a: /'
-		$ip netns exec b "$ptlctl" -s iface show 0 | sed 's/^/# b: /'
+		peers_show
+		peer_events_show
 	fi
 	report $rc "$1"
 }

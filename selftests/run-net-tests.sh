@@ -108,6 +108,7 @@ stress_run() {	# stress_run NAME PID COUNT_PER_PAIR
 	$ip netns exec b "$stress" server --pid "$pid" --clients "$pairs" \
 		--timeout-ms 60000 $stress_report &
 	local server=$!
+	peer_events_record
 	sleep 0.5
 	for ((i = 0; i < pairs; i++)); do
 		"$stress" client --server "$nid_b:$pid" --id "$i" \
@@ -119,6 +120,10 @@ stress_run() {	# stress_run NAME PID COUNT_PER_PAIR
 		wait "$p" || rc=1
 	done
 	wait "$server" || rc=1
+	if [ $rc != 0 ]; then
+		peers_show
+		peer_events_show
+	fi
 	report $rc "$name"
 }
 
