@@ -10,10 +10,11 @@
 #                                  those module parameters), makes the pair
 #                                  and binds interface 0 on both ends
 #   netns_setup_bridge N RTSCTS_PARAMS...
-#                                  the same with N nodes (2 .. 16) on one
+#                                  the same with N nodes (2 .. 64) on one
 #                                  Linux bridge, for suites that need more
-#                                  than two (mpi_test.sh with MPI_NODES):
-#                                  node k has letter L (a, b, ...), device
+#                                  than two (mpi_test.sh with MPI_NODES,
+#                                  run-scalebench): node k has letter L
+#                                  (a .. p, then n17 .. n64), device
 #                                  vL at 10.0.0.k, nid 10.0.0.k, in
 #                                  namespace L (node 1: the default one);
 #                                  vL's other end, pL, is a port of bridge
@@ -142,13 +143,19 @@ netns_setup() {
 netns_setup_bridge() {
 	local n=$1 k l
 	shift
-	[ "$n" -ge 2 ] && [ "$n" -le 16 ] || return 1
+	[ "$n" -ge 2 ] && [ "$n" -le 64 ] || return 1
 	netns_load "$@" && modprobe bridge || return 1
 	# No STP and no forwarding delay: a port forwards as soon as it is up,
 	# as a cluster's switch port does (a learning bridge would drop the
 	# first frames, which would look like loss).
 	netns_bridge=1
+	# The bridge is a device of node 1's namespace too: without
+	# arp_ignore it answers ARP for node 1's address with its own MAC
+	# (the kernel answers for any local address on any interface), and
+	# frames sent there never reach node 1's interface (ARP flux: the
+	# other nodes then find node 1 or not, as the replies race).
 	$ip link add ptlbr type bridge stp_state 0 forward_delay 0 &&
+		echo 1 >/proc/sys/net/ipv4/conf/ptlbr/arp_ignore &&
 		$ip link set ptlbr up || return 1
 	netns_nodes=(default)
 	for ((k = 1; k <= n; k++)); do
@@ -167,11 +174,17 @@ netns_setup_bridge() {
 	done
 }
 
-# netns_letter K: node K's letter (a, b, ...): its namespace's name
-# (but node 1's, a, is the default namespace) and its devices' suffix.
+# netns_letter K: node K's letter (a, b, ... p, then n17 ...): its
+# namespace's name (but node 1's, a, is the default namespace) and its
+# devices' suffix.
 netns_letter() {
 	local letters=abcdefghijklmnop
-	echo "${letters:$1-1:1}"
+
+	if [ "$1" -le 16 ]; then
+		echo "${letters:$1-1:1}"
+	else
+		echo "n$1"
+	fi
 }
 
 # netns_exec K CMD...: CMD in node K's namespace.
