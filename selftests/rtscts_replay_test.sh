@@ -189,7 +189,10 @@ sink_stop
 # other address and the put failed at the peer timeout: CI saw it under
 # netem's corruption.)
 other=02:00:00:00:0c:0c
-echo 10000 >/sys/module/ptl_rtscts/parameters/peer_timeout_ms
+# a makes no progress while its frames are held back (the recording, the
+# replay and its pause, the checks: ~4 s, much more on a loaded host):
+# its peer timeout must not end the put meanwhile.
+echo 60000 >/sys/module/ptl_rtscts/parameters/peer_timeout_ms
 sink_start sink3
 report $? "a third sink listens on node b"
 $ip netns exec b $tc qdisc add dev vb ingress &&
@@ -200,7 +203,8 @@ report $? "b drops every frame from a's address (tc u32 at vb's ingress)"
 	>"$work/held.pcap.log" 2>&1 &
 rec=$!
 sleep 0.3
-"$putmany" "$nid_b" 1 20000 >"$work/held.put" &
+t_put=$(date +%s%N)
+"$putmany" "$nid_b" 1 90000 >"$work/held.put" &
 put=$!
 wait $rec
 diag "$(cat "$work/held.pcap.log")"
@@ -211,7 +215,8 @@ report $? "b took the put from the replay and learnt a at $other ($(b_addr_of_a)
 $ip netns exec b $tc qdisc del dev vb ingress
 t0=$(date +%s%N)
 wait $put
-diag "rtscts_putmany: $(cat "$work/held.put") after $((($(date +%s%N) - t0) / 1000000)) ms more"
+t1=$(date +%s%N)
+diag "rtscts_putmany: $(cat "$work/held.put"), $(((t1 - t0) / 1000000)) ms after a's frames were let through, $(((t1 - t_put) / 1000000)) ms after the put"
 [ "$(cat "$work/held.put")" = "puts 1 ok 1 failed 0 pending 0" ]
 report $? "with a's own frames let through, a's put completes"
 put_once && [ "$(sink_puts sink3)" = 2 ] && [ "$(b_addr_of_a)" = "$a_mac" ]
