@@ -10,8 +10,9 @@
 #     BURST_RECOVER_S (4) seconds of the loss ending plus the time the
 #     same round's traffic takes on a clean link (measured first: the
 #     debug kernel is several times slower than Debian's), and
-#   - neither side's smoothed RTT is above 250 ms afterwards (the veth's
-#     is well under 10 ms even under TCG).
+#   - neither side's smoothed RTT is above 500 ms afterwards (the veth's
+#     is well under 10 ms even under TCG; the debug kernel beside other
+#     guests reached 256 ms; RTT samples poisoned as below were seconds).
 # Before the fix in rtscts_on_ack (no RTT sample from an ack that covers a
 # resent frame), frames held in the receiver's reorder buffer behind a
 # resent one gave RTT samples of seconds: the RTO sat at max_rto_ms, and
@@ -84,8 +85,8 @@ for ((round = 1; round <= rounds; round++)); do
 	report $? "round $round: done ${ms} ms after the loss ended (at most ${recover_s} s + ${clean_ms} ms)"
 	a=$(srtt_us "$ptlctl")
 	b=$(srtt_us $ip netns exec b "$ptlctl")
-	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -le 250000 ] && [ "$b" -le 250000 ]
-	report $? "round $round: smoothed RTT ${a:-?} us on node a, ${b:-?} us on node b (at most 250 ms)"
+	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -le 500000 ] && [ "$b" -le 500000 ]
+	report $? "round $round: smoothed RTT ${a:-?} us on node a, ${b:-?} us on node b (at most 500 ms)"
 done
 
 "$ptlctl" -s peer show | sed 's/^/#   /'
