@@ -494,7 +494,12 @@ int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
 	rtscts_apply(rif, cfg);
 	rif->incarnation = rtscts_incarnation();
 	atomic_set(&rif->next_stream, 1);
-	rtscts_peers_bind(rif);
+	err = rtscts_peers_bind(rif);
+	if (err) {
+		rtscts_auth_unbind(rif);
+		kfree(rif);
+		return err;
+	}
 	rtscts_remember_bind(rif);
 	INIT_DELAYED_WORK(&rif->reclaim, rtscts_reclaim_work);
 	rtscts_ooo_bind(rif);

@@ -47,8 +47,10 @@ int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		PTL_STAT_CREDIT_WAITS, PTL_STAT_CREDIT_REFUSED,
 	};
 	struct rtscts_if *rif = ptl_binding_priv(b);
+	struct rtscts_census census;
 	unsigned int i;
 
+	rtscts_peers_census(rif, &census);
 	for (i = 0; i < ARRAY_SIZE(stats); i++)
 		if (ptl_nla_put_stat(skb, stats[i],
 				    atomic64_read(&rif->stats[stats[i]])))
@@ -61,7 +63,8 @@ int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 	    ptl_nla_put_stat(skb, PTL_STAT_RX_REQS,
 			    atomic_read(&rif->rx_reqs)) ||
 	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_UNRESOLVED,
-			    rtscts_peers_unresolved(rif)) ||
+			    census.unresolved) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_TIMERS, census.timers) ||
 	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_MAX,
 			    READ_ONCE(rtscts_max_peers)) ||
 	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_USER_MAX,
@@ -123,31 +126,67 @@ static void rtscts_peer_report(struct rtscts_peer *peer,
 	spin_unlock_bh(&peer->lock);
 }
 
-/* d->pos[0]: hash bucket, d->pos[1]: peers of it already reported. */
+/* Peers a dump reports per walk of the table. */
+#define RTSCTS_DUMP_BATCH	64
+
+/* The next peers to report: the smallest nids above the cursor. */
+struct rtscts_dump_batch {
+	u32 after;			/* the cursor: the last nid reported */
+	bool any;			/* ... or none yet: every nid */
+	u32 n;
+	u32 nids[RTSCTS_DUMP_BATCH];	/* ascending */
+};
+
+static void rtscts_dump_collect(struct rtscts_peer *peer, void *arg)
+{
+	struct rtscts_dump_batch *batch = arg;
+	u32 nid = peer->nid, i;
+
+	if (!batch->any && nid <= batch->after)
+		return;
+	if (batch->n == RTSCTS_DUMP_BATCH) {
+		if (nid >= batch->nids[RTSCTS_DUMP_BATCH - 1])
+			return;
+		batch->n--;			/* the largest makes room */
+	}
+	for (i = batch->n; i && batch->nids[i - 1] > nid; i--)
+		batch->nids[i] = batch->nids[i - 1];
+	batch->nids[i] = nid;
+	batch->n++;
+}
+
+/*
+ * In ascending nid order, d->pos[0] the last nid reported and d->pos[1]
+ * whether one was: a part of the dump resumes above it, whatever came,
+ * went or moved in the table since (a resize reorders its buckets). Each
+ * batch costs a walk of the table, small next to the messages written.
+ * A peer that comes during a dump is reported if its nid is above the
+ * cursor; one that goes before its turn is not.
+ */
 int rtscts_dump_peers(struct ptl_binding *b, struct ptl_peer_dump *d)
 {
 	struct rtscts_if *rif = ptl_binding_priv(b);
+	struct rtscts_dump_batch batch;
 	struct rtscts_peer *peer;
-	unsigned long bkt, idx;
+	u32 i;
 
-	for (bkt = d->pos[0]; bkt < HASH_SIZE(rif->peers); bkt++) {
-		idx = 0;
-		rcu_read_lock();
-		hlist_for_each_entry_rcu(peer, &rif->peers[bkt], hnode) {
-			if (idx++ < d->pos[1])
-				continue;
-			rtscts_peer_report(peer, &d->report);
-			if (ptl_peer_dump_add(d)) {
-				rcu_read_unlock();
-				d->pos[0] = bkt;
-				d->pos[1] = idx - 1;
-				return 0;
-			}
+	do {
+		batch.after = d->pos[0];
+		batch.any = !d->pos[1];
+		batch.n = 0;
+		rtscts_walk_peers(rif, rtscts_dump_collect, &batch);
+		for (i = 0; i < batch.n; i++) {
+			rcu_read_lock();
+			peer = rtscts_peer_lookup(rif, batch.nids[i]);
+			if (peer)
+				rtscts_peer_report(peer, &d->report);
+			rcu_read_unlock();
+			if (peer && ptl_peer_dump_add(d))
+				return 0;	/* the message is full */
+			d->pos[0] = batch.nids[i];
+			d->pos[1] = 1;
 		}
-		rcu_read_unlock();
-		d->pos[1] = 0;
-	}
-	d->pos[0] = bkt;
+	} while (batch.n == RTSCTS_DUMP_BATCH);
 	return 0;
 }
 

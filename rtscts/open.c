@@ -154,6 +154,14 @@ void rtscts_rx_fail_orphans(struct rtscts_peer *peer)
 			rtscts_rx_fail(peer, mcb);
 }
 
+static void rtscts_cancel_rx_peer(struct rtscts_peer *peer, void *unused)
+{
+	spin_lock_bh(&peer->lock);
+	if (!peer->dead)
+		rtscts_rx_fail_orphans(peer);
+	spin_unlock_bh(&peer->lock);
+}
+
 /**
  * rtscts_cancel_rx - ops->cancel_rx: an NI of the interface is closing
  * @b: the binding
@@ -164,18 +172,7 @@ void rtscts_rx_fail_orphans(struct rtscts_peer *peer)
  */
 void rtscts_cancel_rx(struct ptl_binding *b)
 {
-	struct rtscts_if *rif = ptl_binding_priv(b);
-	struct rtscts_peer *peer;
-	int bkt;
-
-	rcu_read_lock();
-	hash_for_each_rcu(rif->peers, bkt, peer, hnode) {
-		spin_lock_bh(&peer->lock);
-		if (!peer->dead)
-			rtscts_rx_fail_orphans(peer);
-		spin_unlock_bh(&peer->lock);
-	}
-	rcu_read_unlock();
+	rtscts_walk_peers(ptl_binding_priv(b), rtscts_cancel_rx_peer, NULL);
 }
 
 /* ---- sending ---- */

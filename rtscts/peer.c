@@ -6,7 +6,10 @@
  * message to it: the user sees no connections. A peer is small while
  * idle (no window, no buffer: lists are empty), and an idle peer that has
  * not been heard from for peer_idle_s is reclaimed (static ones never);
- * the table is capped at max_peers per interface.
+ * the table is capped at max_peers per interface. The table is a
+ * resizable hash (rhashtable): a frame finds its peer in the same few
+ * steps with ten peers or ten thousand, and a small cluster does not pay
+ * for the buckets a large one needs.
  *
  * The table is shared by every user of the interface, so no one may fill
  * it for the others (issue 20, R3). A peer is charged to the uid of the
@@ -33,9 +36,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/etherdevice.h>
+#include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/memcontrol.h>
 #include <linux/rculist.h>
+#include <linux/rhashtable.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
@@ -43,6 +48,33 @@
 #include "rtscts_trace.h"
 
 static struct kmem_cache *rtscts_peer_cache;
+
+/*
+ * Every frame looks its peer up, so both functions are a few instructions
+ * (the table's defaults, jhash2 and memcmp, cost a hundred more per
+ * frame): the high half of a 64-bit multiplication, which every bit of
+ * the seeded nid reaches, spreads nids that differ only in their high
+ * bytes (10.0.k.1) as well as consecutive ones.
+ */
+static u32 rtscts_nid_hashfn(const void *data, u32 len, u32 seed)
+{
+	return ((u64)(*(const u32 *)data ^ seed) * GOLDEN_RATIO_64) >> 32;
+}
+
+static int rtscts_nid_cmpfn(struct rhashtable_compare_arg *arg,
+			    const void *obj)
+{
+	return ((const struct rtscts_peer *)obj)->nid != *(const u32 *)arg->key;
+}
+
+static const struct rhashtable_params rtscts_peer_params = {
+	.key_len = sizeof(u32),
+	.key_offset = offsetof(struct rtscts_peer, nid),
+	.head_offset = offsetof(struct rtscts_peer, hnode),
+	.hashfn = rtscts_nid_hashfn,
+	.obj_cmpfn = rtscts_nid_cmpfn,
+	.automatic_shrinking = true,
+};
 
 int rtscts_peers_init(void)
 {
@@ -56,15 +88,41 @@ void rtscts_peers_exit(void)
 	kmem_cache_destroy(rtscts_peer_cache);
 }
 
-/* The peer @nid of @rif, or NULL. Under RCU (softirq, or rcu_read_lock). */
+/* The peer @nid of @rif, or NULL. Under rcu_read_lock. */
 struct rtscts_peer *rtscts_peer_lookup(struct rtscts_if *rif, u32 nid)
 {
+	return rhashtable_lookup(&rif->peers, &nid, rtscts_peer_params);
+}
+
+/**
+ * rtscts_walk_peers - calls @fn on every peer of @rif
+ * @rif: the interface
+ * @fn: called under RCU, with no lock held; @peer may be dead
+ * @arg: for @fn
+ *
+ * A walk of the table that holds no lock across it: a peer added or
+ * removed meanwhile may or may not be seen, and a resize of the table
+ * may show one twice, so @fn must not mind either (counts to show,
+ * idempotent work).
+ */
+void rtscts_walk_peers(struct rtscts_if *rif,
+		       void (*fn)(struct rtscts_peer *, void *), void *arg)
+{
+	struct rhashtable_iter it;
 	struct rtscts_peer *peer;
 
-	hash_for_each_possible_rcu(rif->peers, peer, hnode, nid)
-		if (peer->nid == nid)
-			return peer;
-	return NULL;
+	rhashtable_walk_enter(&rif->peers, &it);
+	rhashtable_walk_start(&it);
+	while ((peer = rhashtable_walk_next(&it))) {
+		if (IS_ERR(peer)) {
+			if (PTR_ERR(peer) == -EAGAIN)
+				continue;	/* resized: go on in the new one */
+			break;
+		}
+		fn(peer, arg);
+	}
+	rhashtable_walk_stop(&it);
+	rhashtable_walk_exit(&it);
 }
 
 /* A new stream for what we send (its first frames carry SYN). */
@@ -202,7 +260,8 @@ static void rtscts_peer_unhash(struct rtscts_peer *peer, struct list_head *gc)
 	if (!READ_ONCE(peer->rif->dying))
 		rtscts_remember(peer);
 	spin_unlock_bh(&peer->lock);
-	hash_del_rcu(&peer->hnode);
+	rhashtable_remove_fast(&peer->rif->peers, &peer->hnode,
+			       rtscts_peer_params);
 	list_del(&peer->lru);
 	atomic_dec(&peer->rif->npeers);
 	rtscts_owner_add(peer->rif, peer->owner, -1);
@@ -291,12 +350,21 @@ struct rtscts_peer *rtscts_peer_get(struct rtscts_if *rif, u32 nid, u32 owner,
 	spin_lock_bh(&rif->peers_lock);
 	peer = rtscts_peer_lookup(rif, nid);
 	if (!peer && !rif->dying && rtscts_peer_room(rif, owner, &evicted)) {
+		/* Where its streams stood, before anyone can find it. */
 		rtscts_recall(fresh);
-		hash_add_rcu(rif->peers, &fresh->hnode, nid);
-		list_add_tail(&fresh->lru, &rif->lru);
-		atomic_inc(&rif->npeers);
-		peer = fresh;
-		fresh = NULL;
+		if (rhashtable_insert_fast(&rif->peers, &fresh->hnode,
+					   rtscts_peer_params)) {
+			/* No memory for a larger table: refused. */
+			spin_lock_bh(&fresh->lock);
+			rtscts_remember(fresh);		/* given back */
+			spin_unlock_bh(&fresh->lock);
+			rtscts_owner_add(rif, owner, -1);
+		} else {
+			list_add_tail(&fresh->lru, &rif->lru);
+			atomic_inc(&rif->npeers);
+			peer = fresh;
+			fresh = NULL;
+		}
 	}
 	spin_unlock_bh(&rif->peers_lock);
 	if (fresh) {
@@ -309,19 +377,21 @@ struct rtscts_peer *rtscts_peer_get(struct rtscts_if *rif, u32 nid, u32 owner,
 	return peer;
 }
 
-/* Peers whose link-layer address is unknown (for ptlctl): a snapshot. */
-u32 rtscts_peers_unresolved(struct rtscts_if *rif)
+static void rtscts_census_one(struct rtscts_peer *peer, void *arg)
 {
-	struct rtscts_peer *peer;
-	u32 n = 0;
-	int bkt;
+	struct rtscts_census *c = arg;
 
-	rcu_read_lock();
-	hash_for_each_rcu(rif->peers, bkt, peer, hnode)
-		/* Unlocked: a count to show, stale by the time it is. */
-		n += !data_race(peer->lladdr_valid);
-	rcu_read_unlock();
-	return n;
+	/* Unlocked: counts to show, stale by the time they are. */
+	c->unresolved += !data_race(peer->lladdr_valid);
+	c->timers += timer_pending(&peer->timer) ||
+		     hrtimer_active(&peer->ack_timer);
+}
+
+/* What the peers of @rif are doing (for ptlctl): a snapshot. */
+void rtscts_peers_census(struct rtscts_if *rif, struct rtscts_census *c)
+{
+	memset(c, 0, sizeof(*c));
+	rtscts_walk_peers(rif, rtscts_census_one, c);
 }
 
 void rtscts_peer_set_state(struct rtscts_peer *peer, u8 state)
@@ -440,15 +510,19 @@ static void rtscts_evict_work(struct work_struct *work)
 	rtscts_peers_free(&gc);
 }
 
-/* The table's lists, at bind. */
-void rtscts_peers_bind(struct rtscts_if *rif)
+/* The table and its lists, at bind. */
+int rtscts_peers_bind(struct rtscts_if *rif)
 {
+	int err = rhashtable_init(&rif->peers, &rtscts_peer_params);
+
+	if (err)
+		return err;
 	spin_lock_init(&rif->peers_lock);
-	hash_init(rif->peers);
 	INIT_LIST_HEAD(&rif->lru);
 	INIT_LIST_HEAD(&rif->evicted);
 	xa_init_flags(&rif->owners, XA_FLAGS_LOCK_BH);
 	INIT_WORK(&rif->evict_work, rtscts_evict_work);
+	return 0;
 }
 
 void rtscts_reclaim_work(struct work_struct *work)
@@ -456,14 +530,12 @@ void rtscts_reclaim_work(struct work_struct *work)
 	struct rtscts_if *rif = container_of(to_delayed_work(work),
 					     struct rtscts_if, reclaim);
 	unsigned long now = jiffies;
-	struct rtscts_peer *peer;
-	struct hlist_node *tmp;
+	struct rtscts_peer *peer, *tmp;
 	LIST_HEAD(gc);
 	u64 n = 0;
-	int bkt;
 
 	spin_lock_bh(&rif->peers_lock);
-	hash_for_each_safe(rif->peers, bkt, tmp, peer, hnode) {
+	list_for_each_entry_safe(peer, tmp, &rif->lru, lru) {
 		if (rtscts_peer_expired(peer, now)) {
 			rtscts_peer_unhash(peer, &gc);
 			n++;
@@ -476,21 +548,23 @@ void rtscts_reclaim_work(struct work_struct *work)
 		schedule_delayed_work(&rif->reclaim, RTSCTS_RECLAIM_PERIOD);
 }
 
-/* Unbinding: every peer goes, and what is in flight with it fails. */
+/*
+ * Unbinding: every peer goes, and what is in flight with it fails. No
+ * frame arrives and nothing is sent any more: the table goes too.
+ */
 void rtscts_peers_destroy(struct rtscts_if *rif)
 {
-	struct rtscts_peer *peer;
-	struct hlist_node *tmp;
+	struct rtscts_peer *peer, *tmp;
 	LIST_HEAD(gc);
-	int bkt;
 
 	spin_lock_bh(&rif->peers_lock);
 	list_splice_init(&rif->evicted, &gc);
-	hash_for_each_safe(rif->peers, bkt, tmp, peer, hnode)
+	list_for_each_entry_safe(peer, tmp, &rif->lru, lru)
 		rtscts_peer_unhash(peer, &gc);
 	spin_unlock_bh(&rif->peers_lock);
 	rtscts_peers_free(&gc);
 	xa_destroy(&rif->owners);
+	rhashtable_destroy(&rif->peers);
 }
 
 /* ptlctl peer add: a link-layer address that is never resolved. */
@@ -525,9 +599,11 @@ int rtscts_peer_remove(struct rtscts_if *rif, u32 nid)
 	LIST_HEAD(gc);
 
 	spin_lock_bh(&rif->peers_lock);
+	rcu_read_lock();
 	peer = rtscts_peer_lookup(rif, nid);
 	if (peer)
 		rtscts_peer_unhash(peer, &gc);
+	rcu_read_unlock();
 	spin_unlock_bh(&rif->peers_lock);
 	if (!peer)
 		return -ENOENT;

@@ -28,7 +28,7 @@
  * The library (ptl.ko) is called with a peer lock held (the transport
  * contract allows it); it never calls back. Frames are built under the
  * lock into a local queue and handed to the device after unlocking.
- * The peer table is an RCU hash with a spinlock for changes; peers are
+ * The peer table is an rhashtable with a spinlock for changes; peers are
  * removed only in process context (reclaim work, unbind, ptlctl), after
  * their timer is stopped, and freed after a grace period.
  */
@@ -36,11 +36,11 @@
 #define RTSCTS_H
 
 #include <linux/atomic.h>
-#include <linux/hashtable.h>
 #include <linux/hrtimer.h>
 #include <linux/if_ether.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/rhashtable-types.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -55,7 +55,6 @@
 #include "rtscts_frame.h"
 
 /* Limits and defaults (module parameters where noted, main.c). */
-#define RTSCTS_PEER_HASH_BITS	10
 #define RTSCTS_MAX_WINDOW	1024	/* frames: cap of max_window */
 #define RTSCTS_INIT_CWND	16	/* frames */
 #define RTSCTS_MIN_CWND		2
@@ -116,7 +115,7 @@ struct rtscts_if {
 	u32 incarnation;		/* ours, in every frame's src_inc */
 	atomic_t next_stream;		/* stream ids of this incarnation */
 	spinlock_t peers_lock;		/* changes of the table */
-	DECLARE_HASHTABLE(peers, RTSCTS_PEER_HASH_BITS);
+	struct rhashtable peers;	/* nid -> struct rtscts_peer */
 	atomic_t npeers;
 	struct list_head lru;		/* every peer, oldest looked at first */
 	struct xarray owners;		/* uid -> value: peers charged to it */
@@ -144,7 +143,7 @@ struct rtscts_peer_stats {
 
 /* Another node this interface exchanges frames with. */
 struct rtscts_peer {
-	struct hlist_node hnode;
+	struct rhash_head hnode;	/* in rif->peers (peers_lock) */
 	struct list_head lru;		/* on rif->lru (peers_lock) */
 	struct rcu_head rcu;
 	struct rtscts_if *rif;
@@ -310,9 +309,18 @@ void rtscts_peers_exit(void);
 struct rtscts_peer *rtscts_peer_lookup(struct rtscts_if *rif, u32 nid);
 struct rtscts_peer *rtscts_peer_get(struct rtscts_if *rif, u32 nid, u32 owner,
 				    gfp_t gfp);
-void rtscts_peers_bind(struct rtscts_if *rif);
+int rtscts_peers_bind(struct rtscts_if *rif);
+void rtscts_walk_peers(struct rtscts_if *rif,
+		       void (*fn)(struct rtscts_peer *, void *), void *arg);
 u32 rtscts_user_max_peers(void);
-u32 rtscts_peers_unresolved(struct rtscts_if *rif);
+
+/* What the peers of an interface are doing: gauges for ptlctl. */
+struct rtscts_census {
+	u32 unresolved;			/* no link-layer address */
+	u32 timers;			/* a timer running (timers.c) */
+};
+
+void rtscts_peers_census(struct rtscts_if *rif, struct rtscts_census *c);
 void rtscts_peer_fail(struct rtscts_peer *peer, u8 event);
 void rtscts_peer_new_stream(struct rtscts_peer *peer);
 void rtscts_peer_reset_rx(struct rtscts_peer *peer);

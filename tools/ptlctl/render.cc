@@ -124,6 +124,7 @@ const std::vector<Group>& Groups() {
         {PTL_STAT_DROPS, "drops"}}},
       {"peers:",
        {{PTL_STAT_PEERS_UNRESOLVED, "unresolved"},
+        {PTL_STAT_PEERS_TIMERS, "timers"},
         {PTL_STAT_PEERS_MAX, "max"},
         {PTL_STAT_PEERS_USER_MAX, "per_uid_max"},
         {PTL_STAT_PEERS_EVICTED, "evicted"},

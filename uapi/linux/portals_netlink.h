@@ -274,6 +274,8 @@ enum ptl_stat {
 	PTL_STAT_CREDIT_WAITS,		/* requests that waited for a peer's grant */
 	PTL_STAT_CREDIT_REFUSED,	/* refused: past the credit or rx_reqs_max */
 	PTL_STAT_RX_REQS,		/* requests held now: taken, not done (a gauge) */
+	/* ptl_rtscts: the peer table (interface) */
+	PTL_STAT_PEERS_TIMERS,		/* peers with a timer running now (a gauge) */
 	__PTL_STAT_MAX
 };
 #define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)
