@@ -115,6 +115,9 @@ peers:
   --seed N                incarnations and streams derive from it (default 1)
   --wait-ms MS            time to wait for ACKs after each round (default 2000)
   --retries N             rounds that resend to nodes not yet ACKed (default 2)
+  --repeat N              send each node's MSG N times in the first round (default 1:
+                          the copies after the first are duplicates, which the target
+                          acknowledges again: the cost of a frame to a known peer)
   --no-listen             send only
   --own-mac               send from the interface's MAC, not 02:50:<nid>
 

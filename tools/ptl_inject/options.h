@@ -49,7 +49,7 @@ struct Options {
   uint32_t gap_us = 0;  // pause between frames
   // hostile, flood, list
   HostileParams hostile;
-  uint32_t repeat = 1;             // hostile: times the catalogue is sent
+  uint32_t repeat = 1;             // hostile: times the catalogue is sent; peers: each MSG
   std::vector<std::string> kinds;  // hostile: only these kinds (empty: all)
   uint64_t count = 0;              // flood: frames
   FloodWhat flood = FloodWhat::kRandom;

@@ -300,11 +300,13 @@ int Peers(const Options& o) {
   for (uint32_t round = 0; round < (o.listen ? 1 + o.retries : 1); round++) {
     if (tally.n_acked == p.count) break;
     rounds++;
-    for (uint32_t i = 0; i < p.count; i++) {
-      if (tally.acked[i]) continue;
-      FakePeer peer = PeerAt(p, i);
-      if (tx.Send(PeerMsg(p, peer), o.own_mac ? nullptr : &peer.mac)) sent++;
-      if (o.listen) drain(0);  // keep the socket's queue short
+    for (uint32_t copy = 0; copy < (round ? 1 : o.repeat); copy++) {
+      for (uint32_t i = 0; i < p.count; i++) {
+        if (round && tally.acked[i]) continue;
+        FakePeer peer = PeerAt(p, i);
+        if (tx.Send(PeerMsg(p, peer), o.own_mac ? nullptr : &peer.mac)) sent++;
+        if (o.listen) drain(0);  // keep the socket's queue short
+      }
     }
     if (o.listen) {
       auto deadline = Clock::now() + std::chrono::milliseconds(o.wait_ms);
@@ -328,7 +330,7 @@ int Peers(const Options& o) {
     j.Add("target", FormatNid(p.target.nid) + ":" + std::to_string(p.target.pid));
     j.Add("msgs_sent", sent).Add("rounds", rounds).Add("listened", o.listen ? "yes" : "no");
     j.Add("acked", tally.n_acked).Add("reset", tally.n_reset).Add("other_frames", tally.other);
-    j.Add("bad_frames", tally.bad).Add("not_for_us", tally.not_ours).AddFixed("seconds", secs, 3);
+    j.Add("bad_frames", tally.bad).Add("not_for_us", tally.not_ours).AddFixed("seconds", secs, 6);
     std::printf("%s\n", j.str().c_str());
   } else {
     std::printf("peers: %u fake nodes %s..%s sent %llu MSGs to %s:%u in %u round(s), %.3f s\n",
