@@ -199,7 +199,10 @@ $ip netns exec b $tc qdisc add dev vb ingress &&
 	$ip netns exec b $tc filter add dev vb parent ffff: protocol all \
 		u32 match ether src "$a_mac" action drop
 report $? "b drops every frame from a's address (tc u32 at vb's ingress)"
-"$inject" record -i va --file "$work/held.pcap" --wait-ms 1500 \
+# Until a's first frame (its put's MSG) is recorded: within a second on a
+# quiet host, but a loaded one took longer than any fixed wait (the 6.12-rt
+# guest beside two others: nothing in 1.5 s).
+"$inject" record -i va --file "$work/held.pcap" --count 1 --wait-ms 30000 \
 	>"$work/held.pcap.log" 2>&1 &
 rec=$!
 sleep 0.3
