@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// ptl_uring_bench: message rate of 1-byte puts between two processes on one
-// node, one ioctl per put (PtlPut) against the io_uring extension
+// ptl_uring_bench: message rate of 1-byte puts between two processes, one
+// ioctl per put (PtlPut) against the io_uring extension
 // (<portals/ptl_uring.h>) in batches of 1, 8, 32 and 128, and against UDP
-// over 127.0.0.1 with sendmmsg batches of the same sizes.
+// with sendmmsg batches of the same sizes. On one node (UDP over
+// 127.0.0.1), or on two: with PTL_PEER_NETNS set (a network namespace
+// file, as make bench sets it up), the receiver runs in that namespace,
+// another Portals node, and UDP goes to PTL_PEER_ADDR (default 10.0.0.2),
+// both over the link between the nodes.
 //
 // The parent sends COUNT messages, then the forked child takes them: for
 // Portals, one PUT_END per message from its EQ (PtlEQWait; start events
@@ -16,15 +20,19 @@
 // the scheduler rather than either path (on a real node it has its own
 // core).
 //
-// The goal (issue 10): at batch 32, at least 3x the one-ioctl rate and above
-// sendmmsg at batch 32; printed as met/MISSED, not asserted. Run it in a
-// guest under QEMU -icount (tools/testing/bench/run-bench) for repeatable
-// path-length figures.
+// The goal (issue 10, kept by issue 23): at batch 32, above sendmmsg at
+// batch 32; printed as met/MISSED, not asserted. (Issue 10's other goal, 3x
+// the one-ioctl rate, is retired: the system call is ~190 ns of a put's
+// ~4 us, so no batching can triple the rate; performance.md.) Run it in a
+// guest under QEMU -icount (tools/testing/bench/run-bench, run-netbench)
+// for repeatable path-length figures.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <p3nal_linux.h>
 #include <portals/ptl_uring.h>
 #include <portals3.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -143,10 +151,42 @@ void ReceiveUdp(const Receiver& r) {
   }
 }
 
-// Commands: 'p' receive a Portals row, 'u' a UDP row, 'q' quit.
-int ReceiverMain(const Chan& c, Receiver& r) {
+// The other node, if there is one: the network namespace PTL_PEER_NETNS.
+const char* PeerNetns() {
+  const char* path = std::getenv("PTL_PEER_NETNS");
+  return path && *path ? path : nullptr;
+}
+
+void EnterPeerNode(const char* path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  Sys(fd >= 0, path);
+  Sys(setns(fd, CLONE_NEWNET) == 0, "setns");
+  close(fd);
+}
+
+// A UDP socket bound to @addr (any port), taking a whole row; its address
+// in @bound.
+int UdpReceiver(in_addr_t addr, sockaddr_in& bound) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  Sys(fd >= 0, "socket");
+  int bufsize = 64 << 20;
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsize, sizeof(bufsize)))
+    Sys(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsize, sizeof(bufsize)) == 0, "SO_RCVBUF");
+  bound = {};
+  bound.sin_family = AF_INET;
+  bound.sin_addr.s_addr = addr;
+  Sys(bind(fd, reinterpret_cast<sockaddr*>(&bound), sizeof(bound)) == 0, "bind");
+  socklen_t alen = sizeof(bound);
+  Sys(getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &alen) == 0, "getsockname");
+  return fd;
+}
+
+// Commands: 'p' receive a Portals row, 'u' a UDP row, 'q' quit. First the
+// receiver's Portals id and UDP address go to the sender.
+int ReceiverMain(const Chan& c, Receiver& r, const sockaddr_in& udp_addr) {
   ReceiverInit(r);
   Sys(write(c.wr, &r.id, sizeof(r.id)) == sizeof(r.id), "write id");
+  Sys(write(c.wr, &udp_addr, sizeof(udp_addr)) == sizeof(udp_addr), "write address");
   for (;;) {
     char cmd = c.Recv();
     if (cmd == 'q') break;
@@ -247,20 +287,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: ptl_uring_bench [COUNT (1..200000, default 20000)]\n");
     return 2;
   }
-  // UDP over loopback: the receiver's buffer holds a whole row.
-  int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
-  Sys(rx >= 0 && tx >= 0, "socket");
-  int bufsize = 64 << 20;
-  if (setsockopt(rx, SOL_SOCKET, SO_RCVBUFFORCE, &bufsize, sizeof(bufsize)))
-    Sys(setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &bufsize, sizeof(bufsize)) == 0, "SO_RCVBUF");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  Sys(bind(rx, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0, "bind");
-  socklen_t alen = sizeof(addr);
-  Sys(getsockname(rx, reinterpret_cast<sockaddr*>(&addr), &alen) == 0, "getsockname");
-  Sys(connect(tx, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0, "connect");
-
+  // The receiver's node: this one (UDP over loopback) or PTL_PEER_NETNS's.
+  const char* peer = PeerNetns();
+  in_addr_t peer_addr = htonl(INADDR_LOOPBACK);
+  if (peer) {
+    const char* a = std::getenv("PTL_PEER_ADDR");
+    if (inet_pton(AF_INET, a && *a ? a : "10.0.0.2", &peer_addr) != 1)
+      ptl::tool::Die("PTL_PEER_ADDR: not an IPv4 address");
+  }
   int to[2], from[2];
   Sys(pipe(to) == 0 && pipe(from) == 0, "pipe");
   std::fflush(nullptr);
@@ -268,17 +302,21 @@ int main(int argc, char** argv) {
   Sys(child >= 0, "fork");
   if (child == 0) {
     NameThisProcess();
-    close(tx);
+    if (peer) EnterPeerNode(peer);
     Receiver r;
-    r.udp = rx;
-    return ReceiverMain(Chan{to[0], from[1]}, r);
+    sockaddr_in addr;
+    r.udp = UdpReceiver(peer_addr, addr);  // the whole row fits its buffer
+    return ReceiverMain(Chan{to[0], from[1]}, r, addr);
   }
-  close(rx);
   Chan c{from[0], to[1]};
   Sender s;
-  s.udp = tx;
   SenderInit(s);
   Sys(read(c.rd, &s.target, sizeof(s.target)) == sizeof(s.target), "read id");
+  sockaddr_in addr;
+  Sys(read(c.rd, &addr, sizeof(addr)) == sizeof(addr), "read address");
+  s.udp = socket(AF_INET, SOCK_DGRAM, 0);
+  Sys(s.udp >= 0, "socket");
+  Sys(connect(s.udp, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0, "connect");
 
   std::vector<Row> rows;
   rows.push_back({"PtlPut (one ioctl per put)", 1, Measure(c, 'p', SendIoctl, s, 1)});
@@ -297,18 +335,16 @@ int main(int argc, char** argv) {
   if (!WIFEXITED(status) || WEXITSTATUS(status)) Die("receiver failed", PTL_FAIL);
   PtlUringDestroy(s.uring);
 
-  std::printf("message rate, 1-byte puts, two processes, %u messages per row\n", g_count);
+  std::printf("message rate, 1-byte puts, two processes %s, %u messages per row\n",
+              peer ? "on two nodes (the receiver in PTL_PEER_NETNS)" : "on one node", g_count);
   std::printf("  %-28s %6s %14s %10s\n", "transport", "batch", "msgs/s", "ns/msg");
-  double ioctl_rate = rows[0].rate, uring32 = 0, udp32 = 0;
+  double uring32 = 0, udp32 = 0;
   for (const auto& r : rows) {
     std::printf("  %-28s %6u %14.0f %10.0f\n", r.name.c_str(), r.batch, r.rate, 1e9 / r.rate);
     if (r.batch == 32 && r.name == "PtlUringPut batches") uring32 = r.rate;
     if (r.batch == 32 && r.name[0] == 'U') udp32 = r.rate;
   }
-  bool vs_ioctl = uring32 >= 3 * ioctl_rate, vs_udp = uring32 > udp32;
-  std::printf("goal: batch 32 >= 3x one ioctl per put: %.2fx %s\n", uring32 / ioctl_rate,
-              vs_ioctl ? "met" : "MISSED");
-  std::printf("goal: batch 32 above sendmmsg batch 32: %.2fx %s\n", uring32 / udp32,
-              vs_udp ? "met" : "MISSED");
+  std::printf("goal: batch 32 above sendmmsg batch 32%s: %.2fx %s\n", peer ? " (two nodes)" : "",
+              uring32 / udp32, uring32 > udp32 ? "met" : "MISSED");
   return 0;
 }
