@@ -65,6 +65,7 @@ int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_UNRESOLVED,
 			    census.unresolved) ||
 	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_TIMERS, census.timers) ||
+	    ptl_nla_put_stat(skb, PTL_STAT_MEM_BYTES, census.mem_bytes) ||
 	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_MAX,
 			    READ_ONCE(rtscts_max_peers)) ||
 	    ptl_nla_put_stat(skb, PTL_STAT_PEERS_USER_MAX,

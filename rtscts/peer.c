@@ -381,10 +381,13 @@ static void rtscts_census_one(struct rtscts_peer *peer, void *arg)
 {
 	struct rtscts_census *c = arg;
 
-	/* Unlocked: counts to show, stale by the time they are. */
-	c->unresolved += !data_race(peer->lladdr_valid);
 	c->timers += timer_pending(&peer->timer) ||
 		     hrtimer_active(&peer->ack_timer);
+	c->peers++;
+	/* Unlocked: counts to show, stale by the time they are. */
+	c->unresolved += !data_race(peer->lladdr_valid);
+	/* ... as this one. */
+	c->inflight += data_race(peer->ninflight);
 }
 
 /* What the peers of @rif are doing (for ptlctl): a snapshot. */
@@ -392,6 +395,9 @@ void rtscts_peers_census(struct rtscts_if *rif, struct rtscts_census *c)
 {
 	memset(c, 0, sizeof(*c));
 	rtscts_walk_peers(rif, rtscts_census_one, c);
+	c->mem_bytes = (u64)c->peers * kmem_cache_size(rtscts_peer_cache) +
+		       c->inflight * rtscts_txf_size() +
+		       atomic_long_read(&rif->ooo_bytes);
 }
 
 void rtscts_peer_set_state(struct rtscts_peer *peer, u8 state)

@@ -65,6 +65,12 @@ void rtscts_txf_exit(void)
 	kmem_cache_destroy(rtscts_txf_cache);
 }
 
+/* Bytes one frame in flight holds (ptlctl's mem_bytes). */
+unsigned int rtscts_txf_size(void)
+{
+	return kmem_cache_size(rtscts_txf_cache);
+}
+
 struct rtscts_txf *rtscts_txf_alloc(void)
 {
 	return kmem_cache_zalloc(rtscts_txf_cache, GFP_ATOMIC);

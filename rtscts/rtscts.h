@@ -318,6 +318,13 @@ u32 rtscts_user_max_peers(void);
 struct rtscts_census {
 	u32 unresolved;			/* no link-layer address */
 	u32 timers;			/* a timer running (timers.c) */
+	/*
+	 * What the transport holds for its peers, in bytes: their state,
+	 * the frames in flight to them and what is held ahead of gaps.
+	 */
+	u64 mem_bytes;
+	u64 inflight;			/* frames in flight, all peers */
+	u32 peers;			/* peers walked */
 };
 
 void rtscts_peers_census(struct rtscts_if *rif, struct rtscts_census *c);
@@ -362,6 +369,7 @@ void rtscts_copy_to_alt(struct rtscts_peer *peer, struct sk_buff_head *xq);
 /* reliable.c */
 int rtscts_txf_init(void);
 void rtscts_txf_exit(void);
+unsigned int rtscts_txf_size(void);
 struct rtscts_txf *rtscts_txf_alloc(void);
 void rtscts_txf_free(struct rtscts_txf *txf);
 void rtscts_fill_ack(struct rtscts_peer *peer, struct rtscts_frame *f);

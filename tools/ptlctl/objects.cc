@@ -91,6 +91,7 @@ constexpr auto kStatNames = Table<__PTL_STAT_MAX>({
     {PTL_STAT_CREDIT_REFUSED, "credit_refused"},
     {PTL_STAT_RX_REQS, "rx_reqs"},
     {PTL_STAT_PEERS_TIMERS, "peers_timers"},
+    {PTL_STAT_MEM_BYTES, "mem_bytes"},
 });
 
 constexpr auto kAttrNames = Table<__PTL_A_MAX>({

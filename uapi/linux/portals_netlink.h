@@ -276,6 +276,8 @@ enum ptl_stat {
 	PTL_STAT_RX_REQS,		/* requests held now: taken, not done (a gauge) */
 	/* ptl_rtscts: the peer table (interface) */
 	PTL_STAT_PEERS_TIMERS,		/* peers with a timer running now (a gauge) */
+	/* ptl_rtscts: bytes held for peers: state, frames in flight, ahead of gaps */
+	PTL_STAT_MEM_BYTES,		/* a gauge */
 	__PTL_STAT_MAX
 };
 #define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)
