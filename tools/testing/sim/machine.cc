@@ -116,6 +116,16 @@ Machine::Machine(Sim& sim, const MachineConfig& c) : sim_(sim), c_(c) {
   for (std::size_t i = 0; i < n; i++)
     tps_.push_back(std::make_unique<Transport>(sim_, static_cast<int>(i), c_.proto, c_.costs,
                                                cpu(static_cast<int>(i)), *fabric_, &hooks_));
+  // Each node's phase from its own splitmix64 step (the run's random
+  // sequence is left as it was).
+  if (c_.tick_phase && c_.model == Model::kCluster && c_.proto.tick > 0)
+    for (std::size_t i = 0; i < n; i++) {
+      uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ULL;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      z ^= z >> 31;
+      tps_[i]->set_tick_phase(static_cast<Time>(z % static_cast<uint64_t>(c_.proto.tick)));
+    }
 }
 
 TransportStats Machine::Totals() const {
@@ -141,10 +151,16 @@ TransportStats Machine::Totals() const {
     t.msgs_failed += s.msgs_failed;
     t.rts += s.rts;
     t.unreachable += s.unreachable;
+    t.keepalives += s.keepalives;
+    t.cts_waited += s.cts_waited;
+    t.cts_reclaimed += s.cts_reclaimed;
     t.peers_max = std::max(t.peers_max, s.peers_max);
     t.timers_max = std::max(t.timers_max, s.timers_max);
     t.rx_open_max = std::max(t.rx_open_max, s.rx_open_max);
     t.ooo_bytes_max = std::max(t.ooo_bytes_max, s.ooo_bytes_max);
+    t.cts_queue_max = std::max(t.cts_queue_max, s.cts_queue_max);
+    t.granted_max = std::max(t.granted_max, s.granted_max);
+    t.cts_wait_max = std::max(t.cts_wait_max, s.cts_wait_max);
   }
   return t;
 }

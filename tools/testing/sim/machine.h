@@ -36,6 +36,9 @@ struct MachineConfig {
   std::size_t backlog = 1000;  // guest: netdev_max_backlog; cluster: a NIC's receive ring
   SwitchConfig sw;             // cluster
   double loss = 0;             // frames lost at random (tests, what-ifs)
+  // cluster: each node's jiffies at its own phase (seeded), not all on the
+  // model's ticks; off by default (the predictions were made without it)
+  bool tick_phase = false;
 
   static MachineConfig Guest(int nodes);
   static MachineConfig Cluster(int nodes);

@@ -44,6 +44,9 @@ struct RxMsg {
   uint64_t got, total;
   AppInfo app;
   bool request;
+  bool waiting = false;   // its CTS waits for the budget
+  bool budgeted = false;  // granted: what is still to come counts in the budget
+  Time last = 0;          // budgeted: granted, or its last DATA
 };
 
 struct Transport::Peer {
@@ -532,10 +535,12 @@ void Transport::ArmTimer(Peer& p) {
   SetTimer(p, delay);
 }
 
-// mod_timer(jiffies + usecs_to_jiffies(delay)): expiries fall on ticks.
+// mod_timer(jiffies + usecs_to_jiffies(delay)): expiries fall on ticks
+// (this node's: tick_phase_ after the model's).
 void Transport::SetTimer(Peer& p, Time delay) {
   Time ticks = std::max<Time>((delay + pp_.tick - 1) / pp_.tick, 1);
-  Time when = (sim_.now() / pp_.tick + ticks) * pp_.tick;
+  Time jiffy = (sim_.now() - tick_phase_ + pp_.tick) / pp_.tick - 1;  // now - phase > -tick
+  Time when = (jiffy + ticks) * pp_.tick + tick_phase_;
   if (!p.timer.armed()) {
     timers_++;
     st_.timers_max = std::max(st_.timers_max, timers_);
@@ -547,6 +552,7 @@ void Transport::TimerFired(Peer& p) {
   timers_--;
   cpu_.SubmitFront(costs_.timer, [this, &p] {
     OnTimer(p);
+    PushGranted();
     Flush();
   });
 }
@@ -554,6 +560,7 @@ void Transport::TimerFired(Peer& p) {
 void Transport::OnTimer(Peer& p) {
   if (p.timer.armed()) return;  // re-armed while the expiry waited for the CPU
   if (!Busy(p)) return;
+  if (pp_.cts_budget && pp_.cts_idle) ReclaimGrants(p);
   Time stalled = (!p.inflight.empty() || !p.resolved) ? p.last_progress : p.last_rx;
   if (sim_.now() > stalled + pp_.peer_timeout) {
     PeerFail(p);
@@ -570,6 +577,7 @@ void Transport::OnTimer(Peer& p) {
   } else if (!p.inflight.empty()) {
     RetransmitOldest(p);
   } else if (sim_.now() > p.last_rx + BackedOffRto(p)) {
+    st_.keepalives++;
     SendAck(p, true);  // a probe: is it alive?
   }
   Push(p);
@@ -588,7 +596,7 @@ void Transport::PeerFail(Peer& p) {
   p.txq.clear();
   p.txq_begun.clear();
   p.tx_open = 0;
-  FailRx(p);  // its stream to us goes on where it was
+  FailRx(p, true);  // its stream to us goes on where it was
   p.tx_stream = next_stream_++;
   p.snd_una = p.snd_nxt = 0;
   p.cwnd = pp_.init_cwnd;
@@ -614,26 +622,43 @@ void Transport::Receive(const Frame& f) {
     RxSeq(p, f);
   }
   Push(p);
+  PushGranted();
   Flush();
 }
 
 // Messages partly received from the peer fail (rtscts_fail_rx), and what
-// it holds ahead of a gap goes (rtscts_ooo_purge).
-void Transport::FailRx(Peer& p) {
+// it holds ahead of a gap goes (rtscts_ooo_purge). answer_waiting (we
+// found the peer unreachable; its stream goes on): an RTS still waiting
+// for its CTS is answered with a CTS that drops it, or its sender, whose
+// probes we answer, would wait for ever.
+void Transport::FailRx(Peer& p, bool answer_waiting) {
   std::vector<uint32_t> ids;
   for (const auto& [id, m] : p.rx_msgs) ids.push_back(id);
   std::sort(ids.begin(), ids.end());
+  bool freed = false;
   for (uint32_t id : ids) {
     RxMsg m = p.rx_msgs.at(id);
     p.rx_msgs.erase(id);
     p.rx_open--;
     rx_open_--;
+    if (m.waiting) {
+      waiting_--;  // its entry in cts_wait_ is skipped
+      if (answer_waiting) {
+        p.ctlq.push_back(CtsOut{id, 0, true});
+        grant_push_.push_back(p.nid);
+      }
+    }
+    if (m.budgeted) {
+      granted_ -= m.total - std::min(m.got, m.total);
+      freed = true;
+    }
     st_.msgs_failed++;
     RxComplete(p, m.app, m.got, m.request, false);
   }
   ooo_bytes_ -= p.ooo_bytes;
   p.ooo.clear();
   p.ooo_bytes = 0;
+  if (freed) GrantWaiting();
 }
 
 // The peer's new stream: what the old one left fails, counts start again.
@@ -758,7 +783,10 @@ bool Transport::Deliver(Peer& p, const Frame& f) {
       bool stays_open = rts ? f.length > 0 : f.length > f.payload;
       bool room = !stays_open || RxRoom(p);
       if (!room) st_.rx_open_dropped++;
-      if (rts) p.ctlq.push_back(CtsOut{f.msg_id, room ? f.length : 0, !room});
+      // Under a CTS budget, a matched RTS may have to wait for its CTS.
+      bool budget = rts && room && stays_open && pp_.cts_budget;
+      bool wait = budget && !MayGrant(f.length);
+      if (rts && !wait) p.ctlq.push_back(CtsOut{f.msg_id, room ? f.length : 0, !room});
       if (!room) {
         if (f.request) CreditDone(p);
         return true;
@@ -768,6 +796,22 @@ bool Transport::Deliver(Peer& p, const Frame& f) {
         RxOpen(p, f.msg_id, rts ? 0 : f.payload, f.length, f.app, f.request);
       else
         RxComplete(p, f.app, f.length, f.request, true);
+      if (budget) {
+        RxMsg& m = p.rx_msgs.at(f.msg_id);
+        if (wait) {
+          m.waiting = true;
+          waiting_++;
+          st_.cts_waited++;
+          st_.cts_queue_max = std::max(st_.cts_queue_max, waiting_);
+          cts_wait_.push_back(CtsWait{p.nid, p.rx_stream, f.msg_id, sim_.now()});
+          AckSoon(p);  // no CTS goes back to carry the RTS's ack
+        } else {
+          m.budgeted = true;
+          m.last = sim_.now();
+          granted_ += f.length;
+          st_.granted_max = std::max(st_.granted_max, granted_);
+        }
+      }
       return true;
     }
     case FrameType::kCts:
@@ -804,13 +848,81 @@ void Transport::RxData(Peer& p, const Frame& f) {
   auto it = p.rx_msgs.find(f.msg_id);
   if (it == p.rx_msgs.end()) return;  // the rest of one dropped: discarded
   RxMsg& m = it->second;
+  bool budgeted = m.budgeted;
+  if (budgeted) {
+    granted_ -= std::min<uint64_t>(f.payload, m.total - std::min(m.got, m.total));
+    m.last = sim_.now();
+  }
   m.got += f.payload;
-  if (m.got < m.total) return;
-  RxMsg done = m;
-  p.rx_msgs.erase(it);
-  p.rx_open--;
-  rx_open_--;
-  RxComplete(p, done.app, done.total, done.request, true);
+  if (m.got >= m.total) {
+    RxMsg done = m;
+    p.rx_msgs.erase(it);
+    p.rx_open--;
+    rx_open_--;
+    RxComplete(p, done.app, done.total, done.request, true);
+  }
+  if (budgeted) GrantWaiting();
+}
+
+// ---- the CTS budget (not in rtscts/: the model's candidate) ----
+
+// A CTS for `len` bytes may go now: nobody waits before it, and it keeps
+// the bytes granted within the budget (or is the only one granted).
+bool Transport::MayGrant(uint64_t len) const {
+  return waiting_ == 0 && (granted_ == 0 || granted_ + len <= pp_.cts_budget);
+}
+
+// Granted data arrived (or its message failed): CTSes for those waiting,
+// in order, as far as the budget goes.
+void Transport::GrantWaiting() {
+  while (!cts_wait_.empty()) {
+    CtsWait w = cts_wait_.front();
+    auto pit = peers_.find(w.nid);
+    RxMsg* m = nullptr;
+    if (pit != peers_.end() && pit->second->rx_stream == w.stream) {
+      auto mit = pit->second->rx_msgs.find(w.msg_id);
+      if (mit != pit->second->rx_msgs.end() && mit->second.waiting) m = &mit->second;
+    }
+    if (!m) {  // it failed while it waited
+      cts_wait_.pop_front();
+      continue;
+    }
+    if (granted_ && granted_ + m->total > pp_.cts_budget) break;
+    cts_wait_.pop_front();
+    m->waiting = false;
+    m->budgeted = true;
+    m->last = sim_.now();
+    waiting_--;
+    granted_ += m->total;
+    st_.granted_max = std::max(st_.granted_max, granted_);
+    st_.cts_wait_max = std::max(st_.cts_wait_max, sim_.now() - w.since);
+    pit->second->ctlq.push_back(CtsOut{w.msg_id, m->total, false});
+    grant_push_.push_back(w.nid);
+  }
+}
+
+// At the peer's timer: a grant from which nothing has come for cts_idle
+// stops counting (its sender is stuck in recovery, or gave the message up
+// and, answering our probes, will never tell us). The message stays open;
+// what still comes of it is taken, outside the budget.
+void Transport::ReclaimGrants(Peer& p) {
+  bool freed = false;
+  for (auto& [id, m] : p.rx_msgs) {
+    if (!m.budgeted || sim_.now() - m.last < pp_.cts_idle) continue;
+    m.budgeted = false;
+    granted_ -= m.total - std::min(m.got, m.total);
+    st_.cts_reclaimed++;
+    freed = true;
+  }
+  if (freed) GrantWaiting();
+}
+
+// The peers given a CTS by what the handler running now received.
+void Transport::PushGranted() {
+  if (grant_push_.empty()) return;
+  std::vector<int> nids;
+  nids.swap(grant_push_);
+  for (int nid : nids) Push(*peers_.at(nid));
 }
 
 }  // namespace ptl_sim

@@ -12,6 +12,20 @@
 // messages open at a receiver (max_open per peer, rx_open_max per
 // interface), request credit (grant), the out-of-order buffer's caps.
 //
+// And one rule the real transport does not have (yet): receiver-driven
+// admission, a CTS budget (cts_budget bytes per interface, 0: none). An
+// RTS is matched and opened as ever, but its CTS is sent only while the
+// bytes granted (CTSes sent) and not yet received stay within the budget;
+// the others wait, in the order they came (FIFO over all peers), each
+// acknowledged at once (the RTS asks for no ACK, and no CTS carries one),
+// and get their CTS as granted data arrives. A message larger than the
+// budget is granted alone. Waiting fails nothing: the sender, its RTS
+// acknowledged and nothing in flight, probes, and the answers are the
+// progress its peer timeout asks for (timers.c, rtscts_stalled_since). A
+// grant from which nothing has arrived for cts_idle stops counting (its
+// sender may be stuck, or gone without a word); one that waits is
+// answered with a CTS that drops it if we find its sender unreachable.
+//
 // Left out: incarnations, RESET, CHALLENGE, authentication, checksums,
 // Portals responses (ACK, REPLY: the workloads' puts ask for none), peer
 // reclaim and eviction (the runs are shorter than peer_idle_s).
@@ -56,6 +70,8 @@ struct ProtoParams {
   uint32_t rx_reqs_max = 65536;
   uint64_t ooo_peer_cap = 4 << 20;
   uint64_t ooo_if_cap = 64 << 20;
+  uint64_t cts_budget = 0;    // bytes granted and not yet received, per interface; 0: no bound
+  Time cts_idle = 200 * kMs;  // a grant idle this long stops counting (0: never)
 };
 
 struct TransportStats {
@@ -63,8 +79,12 @@ struct TransportStats {
   uint64_t probes = 0, duplicates = 0, out_of_order = 0, no_buffer = 0, ooo_dropped = 0;
   uint64_t rx_open_dropped = 0, credit_refused = 0, credit_waits = 0, stale = 0;
   uint64_t msgs_tx = 0, msgs_rx = 0, msgs_failed = 0, rts = 0, unreachable = 0;
-  std::size_t peers_max = 0, timers_max = 0, rx_open_max = 0;
-  uint64_t ooo_bytes_max = 0;
+  uint64_t keepalives = 0;     // probes of a peer with nothing in flight (ACK asking for an ACK)
+  uint64_t cts_waited = 0;     // RTSes whose CTS waited for the budget
+  uint64_t cts_reclaimed = 0;  // grants that stopped counting, idle for cts_idle
+  std::size_t peers_max = 0, timers_max = 0, rx_open_max = 0, cts_queue_max = 0;
+  uint64_t ooo_bytes_max = 0, granted_max = 0;
+  Time cts_wait_max = 0;  // the longest an RTS waited for its CTS
 };
 
 // A vector used as a queue: empty costs no allocation (unlike std::deque),
@@ -130,7 +150,13 @@ class Transport {
   std::size_t peers() const { return peers_.size(); }
   std::size_t timers() const { return timers_; }
   bool has_peer(int nid) const { return peers_.count(nid) != 0; }
+  // Bytes granted (CTS sent) and not yet received; RTSes waiting for a CTS.
+  uint64_t granted() const { return granted_; }
+  std::size_t cts_waiting() const { return waiting_; }
   PeerView view(int nid) const;
+  // This node's jiffies tick at phase (0 .. tick) after the model's clock
+  // (a cluster's nodes do not share one; the guest's do).
+  void set_tick_phase(Time phase) { tick_phase_ = phase; }
   // Called at each retransmission timeout of a peer (tests).
   std::function<void(int nid, Time now)> on_timeout;
 
@@ -174,9 +200,13 @@ class Transport {
   void RxComplete(Peer& p, const AppInfo& app, uint64_t len, bool request, bool ok);
   void RxCts(Peer& p, const Frame& f);
   void RxData(Peer& p, const Frame& f);
-  void FailRx(Peer& p);
+  void FailRx(Peer& p, bool answer_waiting = false);
   void ResetRx(Peer& p);
   void CreditDone(Peer& p);
+  bool MayGrant(uint64_t len) const;
+  void GrantWaiting();
+  void ReclaimGrants(Peer& p);
+  void PushGranted();
 
   Sim& sim_;
   int id_;
@@ -190,6 +220,19 @@ class Transport {
   uint32_t next_stream_ = 1;
   std::size_t timers_ = 0, rx_open_ = 0, rx_reqs_ = 0;
   uint64_t ooo_bytes_ = 0;
+  // The CTS budget: bytes granted and not received, the RTSes waiting (in
+  // order; an entry whose message failed meanwhile is skipped), and the
+  // peers a grant gave a CTS to send.
+  struct CtsWait {
+    int nid;
+    uint32_t stream, msg_id;
+    Time since;
+  };
+  Time tick_phase_ = 0;
+  uint64_t granted_ = 0;
+  std::size_t waiting_ = 0;
+  Fifo<CtsWait> cts_wait_;
+  std::vector<int> grant_push_;
   TransportStats st_;
 };
 

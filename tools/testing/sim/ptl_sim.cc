@@ -56,6 +56,10 @@ constexpr const char* kUsage = R"(usage: ptl-sim [options]
   --loss P                  frames lost at random, probability
   --mtu B  --eager-max B  --max-window F  --init-cwnd F  --min-rto-ms T
   --rx-open-max M  --peer-timeout-s T   the transport's parameters
+  --cts-budget B            bytes a receiving interface grants (CTS sent) and has
+                            not yet received; other RTSes wait (default 0: no bound)
+  --cts-idle-ms T           a grant with no data for T stops counting (default 200, 0: never)
+  --tick-phase              cluster: each node's jiffies at its own phase
   --limit-s T               simulated seconds allowed (default 3600)
   --validate FILE           compare with a scalebench TSV (repeatable)
   --markdown                validation as a Markdown table
@@ -99,8 +103,9 @@ int main(int argc, char** argv) {
   double count = -1, size = -1, window = 16, ring = 0, dests = 0, seed = 1, backlog = -1;
   double gbps = 10, buffer = 1 << 20, latency = 500, ipns = 3, copy = 0.1, csum = 0.1;
   double start_ms = -1, loss = 0, mtu = 1500, eager = 16384, max_window = 256, min_rto = 10;
-  double rx_open_max = 16384, limit = 3600, init_cwnd = 16, peer_timeout = 10;
-  bool markdown = false, header = true, shuffle = false;
+  double rx_open_max = 16384, limit = 3600, init_cwnd = 16, peer_timeout = 10, cts_budget = 0;
+  double cts_idle_ms = 200;
+  bool markdown = false, header = true, shuffle = false, tick_phase = false;
   const std::map<std::string, double*> numeric = {
       {"--count", &count},
       {"--size", &size},
@@ -124,6 +129,8 @@ int main(int argc, char** argv) {
       {"--min-rto-ms", &min_rto},
       {"--rx-open-max", &rx_open_max},
       {"--peer-timeout-s", &peer_timeout},
+      {"--cts-budget", &cts_budget},
+      {"--cts-idle-ms", &cts_idle_ms},
       {"--limit-s", &limit},
   };
 
@@ -143,6 +150,10 @@ int main(int argc, char** argv) {
     }
     if (o == "--shuffle") {
       shuffle = true;
+      continue;
+    }
+    if (o == "--tick-phase") {
+      tick_phase = true;
       continue;
     }
     if (i + 1 >= argc) Usage(o + ": needs a value");
@@ -171,6 +182,8 @@ int main(int argc, char** argv) {
   if (mtu < 169 || mtu > 65535) Usage("--mtu: 169 to 65535");
   if (window < 1 || max_window < 2 || max_window > 1024) Usage("--window or --max-window");
   if (init_cwnd < 2 || init_cwnd > max_window) Usage("--init-cwnd: 2 to --max-window");
+  if (cts_budget < 0) Usage("--cts-budget: bytes, 0 for no bound");
+  if (cts_idle_ms < 0) Usage("--cts-idle-ms: 0 (never) or more");
 
   auto machine = [&](Model m, int n) {
     MachineConfig mc = m == Model::kGuest ? MachineConfig::Guest(n) : MachineConfig::Cluster(n);
@@ -185,6 +198,7 @@ int main(int argc, char** argv) {
     if (cpu == "softirq") mc.policy = CpuPolicy::kSoftirqFirst;
     if (cpu == "linux") mc.policy = CpuPolicy::kLinux;
     mc.loss = loss;
+    mc.tick_phase = tick_phase;
     mc.proto.mtu = static_cast<uint32_t>(mtu);
     mc.proto.eager_max = static_cast<uint64_t>(eager);
     mc.proto.max_window = static_cast<uint32_t>(max_window);
@@ -192,6 +206,8 @@ int main(int argc, char** argv) {
     mc.proto.rx_open_max = static_cast<uint32_t>(rx_open_max);
     mc.proto.init_cwnd = static_cast<uint32_t>(init_cwnd);
     mc.proto.peer_timeout = static_cast<Time>(peer_timeout * kSec);
+    mc.proto.cts_budget = static_cast<uint64_t>(cts_budget);
+    mc.proto.cts_idle = static_cast<Time>(cts_idle_ms * kMs);
     return mc;
   };
   auto work = [&](Model m, Workload w) {

@@ -2,11 +2,14 @@
 // The transport's rules between cluster nodes: a lossless transfer runs at
 // the bottleneck's rate, one loss halves cwnd (Reno) without a timeout,
 // the retransmission timeout doubles, eager vs RTS/CTS, the bound on open
-// messages, and an incast through a tiny switch buffer recovers.
+// messages, and an incast through a tiny switch buffer recovers; the CTS
+// budget (receiver-driven admission) bounds what is granted, fails nothing
+// for waiting, and when it never binds changes nothing.
 #include "protocol.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -193,6 +196,173 @@ TEST(Protocol, RandomLossIsRecovered) {
   EXPECT_EQ(r.ends, 40);
   EXPECT_GT(r.m->Totals().retransmits, 0u);
   EXPECT_EQ(r.m->Totals().msgs_failed, 0u);
+}
+
+// ---- the CTS budget ----
+
+TEST(CtsBudget, BoundsGrantedBytesAndFailsNothing) {
+  const uint64_t budget = 256 << 10;
+  Rig r(17, [&](MachineConfig& mc) { mc.proto.cts_budget = budget; });
+  uint64_t seen_max = 0;
+  std::function<void()> sample = [&] {
+    seen_max = std::max(seen_max, r.m->tp(0).granted());
+    if (r.ends < 64 && r.sim.now() < kSec) r.sim.After(5 * kUs, sample);
+  };
+  r.sim.After(0, sample);
+  for (int s = 1; s <= 16; s++)
+    for (int i = 0; i < 4; i++) r.m->tp(s).Send(0, 65536, AppInfo{});
+  r.sim.Run();
+  EXPECT_EQ(r.ends, 64);
+  EXPECT_EQ(r.sent, 64);
+  EXPECT_EQ(r.undelivered, 0);
+  const TransportStats& s = r.m->tp(0).stats();
+  EXPECT_EQ(r.m->Totals().msgs_failed, 0u);
+  EXPECT_GT(s.cts_waited, 0u);  // 64 RTSes, room for four CTSes at a time
+  EXPECT_EQ(s.granted_max, budget);
+  EXPECT_LE(seen_max, budget);
+  EXPECT_GT(seen_max, 0u);
+  EXPECT_EQ(r.m->tp(0).granted(), 0u);  // all received
+  EXPECT_EQ(r.m->tp(0).cts_waiting(), 0u);
+  EXPECT_EQ(s.rx_open_dropped, 0u);
+}
+
+TEST(CtsBudget, AMessageLargerThanTheBudgetIsGrantedAlone) {
+  Rig r(4, [](MachineConfig& mc) { mc.proto.cts_budget = 1024; });
+  for (int s = 1; s <= 3; s++)
+    for (int i = 0; i < 3; i++) r.m->tp(s).Send(0, 65536, AppInfo{});
+  r.sim.Run();
+  EXPECT_EQ(r.ends, 9);
+  EXPECT_EQ(r.undelivered, 0);
+  EXPECT_EQ(r.m->tp(0).stats().granted_max, 65536u);  // one at a time
+  EXPECT_EQ(r.m->tp(0).stats().cts_waited, 8u);
+}
+
+// A sender whose RTS waits longer than peer_timeout for its CTS: the RTS
+// is acknowledged (nothing left in flight), the sender probes, the
+// receiver answers, and that is progress: nothing fails.
+TEST(CtsBudget, AWaitLongerThanThePeerTimeoutFailsNothing) {
+  Rig r(3, [](MachineConfig& mc) {
+    mc.sw.gbps = 1;  // 16 MiB take ~140 ms
+    mc.proto.cts_budget = 65536;
+    mc.proto.probe_min = 10 * kMs;
+    mc.proto.peer_timeout = 50 * kMs;
+  });
+  r.m->tp(1).Send(0, 16 << 20, AppInfo{});
+  r.sim.At(1 * kMs, [&] { r.m->tp(2).Send(0, 65536, AppInfo{}); });
+  bool checked = false;
+  r.sim.At(20 * kMs, [&] {
+    checked = true;
+    EXPECT_EQ(r.m->tp(0).cts_waiting(), 1u);
+    EXPECT_EQ(r.m->tp(2).view(0).inflight, 0u);  // its RTS acknowledged
+    EXPECT_EQ(r.ends, 0);
+  });
+  r.sim.Run();
+  EXPECT_TRUE(checked);
+  EXPECT_EQ(r.ends, 2);
+  EXPECT_EQ(r.undelivered, 0);
+  EXPECT_EQ(r.m->Totals().msgs_failed, 0u);
+  EXPECT_EQ(r.m->Totals().unreachable, 0u);
+  EXPECT_EQ(r.m->tp(2).stats().retransmits, 0u);  // not even a probe of the RTS
+  EXPECT_GT(r.m->tp(2).stats().keepalives, 0u);
+  EXPECT_GT(r.m->tp(0).stats().cts_wait_max, 3 * r.mc.proto.peer_timeout / 2);
+}
+
+// A grant whose data does not come (its sender stuck) stops counting after
+// cts_idle: the next message is granted; the stuck one is still taken.
+TEST(CtsBudget, AnIdleGrantStopsCounting) {
+  Rig r(3, [](MachineConfig& mc) {
+    mc.proto.cts_budget = 65536;
+    mc.proto.cts_idle = 50 * kMs;
+  });
+  r.m->fabric().set_drop_filter([&](const Frame& f) {
+    return f.src == 1 && f.type == FrameType::kData && r.sim.now() < 500 * kMs;
+  });
+  Time done2 = 0;
+  Transport::Hooks h;
+  h.rx_end = [&](int src, const AppInfo&, uint64_t, bool ok) {
+    if (ok) r.ends++;
+    if (src == 2) done2 = r.sim.now();
+  };
+  h.sent = [&](int, const AppInfo&, uint64_t, bool delivered) {
+    r.sent++;
+    if (!delivered) r.undelivered++;
+  };
+  r.m->set_hooks(h);
+  r.m->tp(1).Send(0, 65536, AppInfo{});
+  r.sim.At(1 * kMs, [&] { r.m->tp(2).Send(0, 65536, AppInfo{}); });
+  r.sim.Run();
+  EXPECT_EQ(r.ends, 2);
+  EXPECT_EQ(r.undelivered, 0);
+  EXPECT_GE(r.m->tp(0).stats().cts_reclaimed, 1u);
+  EXPECT_GT(done2, 50 * kMs);
+  EXPECT_LT(done2, 500 * kMs);  // before node 1's data could come
+  EXPECT_EQ(r.m->tp(0).granted(), 0u);
+  EXPECT_EQ(r.m->Totals().msgs_failed, 0u);
+}
+
+// A receiver that finds a sender unreachable while its RTS waits answers
+// it with a CTS that drops it: the sender, whose probes were answered,
+// would otherwise wait for ever.
+TEST(CtsBudget, AWaitingRtsOfAnUnreachableSenderIsDropped) {
+  Rig r(3, [](MachineConfig& mc) {
+    mc.sw.gbps = 1;  // node 1's 16 MiB hold the budget ~140 ms
+    mc.proto.cts_budget = 65536;
+    mc.proto.probe_min = 10 * kMs;
+    mc.proto.peer_timeout = 50 * kMs;
+    mc.proto.init_rto = 10 * kMs;  // node 0 probes node 2 (no RTT sample) within the timeout
+  });
+  // Node 2 hears node 0 (and so keeps it), node 0 stops hearing node 2.
+  r.m->fabric().set_drop_filter([&](const Frame& f) {
+    return f.src == 2 && r.sim.now() > 3 * kMs && r.sim.now() < 500 * kMs;
+  });
+  r.m->tp(1).Send(0, 16 << 20, AppInfo{});
+  r.sim.At(1 * kMs, [&] { r.m->tp(2).Send(0, 65536, AppInfo{}); });
+  r.sim.Run();
+  EXPECT_EQ(r.ends, 1);  // node 1's
+  EXPECT_EQ(r.sent, 2);
+  EXPECT_EQ(r.undelivered, 1);  // node 2's, dropped by its CTS
+  EXPECT_LT(r.last_sent, 500 * kMs);
+  EXPECT_GE(r.m->tp(0).stats().unreachable, 1u);
+  EXPECT_EQ(r.m->tp(2).stats().msgs_failed, 0u);
+  EXPECT_EQ(r.m->tp(0).cts_waiting(), 0u);
+}
+
+TEST(CtsBudget, IncastCompletesWithFewerDrops) {
+  WorkloadConfig wc;
+  wc.workload = Workload::kIncast;
+  wc.app = App::kBulk;
+  wc.count = 16;
+  MachineConfig mc = MachineConfig::Cluster(64);
+  RunResult base = RunWorkload(mc, wc);
+  mc.proto.cts_budget = 256 << 10;
+  RunResult r = RunWorkload(mc, wc);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.delivered, 63u * 16 * 65536);
+  EXPECT_EQ(r.totals.msgs_failed, 0u);
+  EXPECT_LE(r.totals.granted_max, uint64_t{256} << 10);
+  EXPECT_GT(r.totals.cts_waited, 0u);
+  EXPECT_GT(base.backlog_drops + base.switch_drops, 0u);
+  EXPECT_LT(r.backlog_drops + r.switch_drops, base.backlog_drops + base.switch_drops);
+}
+
+// 0 is today's transport; a budget that never binds is too, event for event.
+TEST(CtsBudget, ZeroOrABudgetThatNeverBindsChangesNothing) {
+  WorkloadConfig wc;
+  wc.workload = Workload::kIncast;
+  wc.app = App::kBulk;
+  wc.count = 8;
+  MachineConfig mc = MachineConfig::Cluster(32);
+  RunResult a = RunWorkload(mc, wc);
+  mc.proto.cts_budget = uint64_t{1} << 40;
+  RunResult b = RunWorkload(mc, wc);
+  EXPECT_TRUE(a.ok);
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.seconds, b.seconds);
+  EXPECT_EQ(a.totals.retransmits, b.totals.retransmits);
+  EXPECT_EQ(a.backlog_drops, b.backlog_drops);
+  EXPECT_EQ(a.totals.cts_waited, 0u);
+  EXPECT_EQ(b.totals.cts_waited, 0u);
+  EXPECT_EQ(a.totals.granted_max, 0u);  // nothing counted without a budget
 }
 
 }  // namespace
