@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	struct flood fl = { 0 };
 	unsigned long peer, size, wait_ms, i;
 	ptl_process_id_t to;
-	long long start, end;
+	long long start, end, posted;
 	char *rx, *tx;
 	int rc = PTL_OK;
 
@@ -141,14 +141,15 @@ int main(int argc, char **argv)
 	end = start + wait_ms;
 	for (i = 0; i < fl.count && rc == PTL_OK; i++)
 		rc = PtlPut(fl.md, PTL_ACK_REQ, to, 0, 0, 0, 0, i);
+	posted = ptl_st_now_ms() - start;
 	if (rc != PTL_OK)
 		fprintf(stderr, "rtscts_flood: put %lu: %s\n", i,
 			PtlErrorStr(rc));
 	else
 		rc = flood_wait(&fl, end);
-	printf("sent %lu send_end %lu acks %lu received %lu failed %lu ms %lld\n",
+	printf("sent %lu send_end %lu acks %lu received %lu failed %lu ms %lld posted_ms %lld\n",
 	       i, fl.send_end, fl.acks, fl.received, fl.failed,
-	       ptl_st_now_ms() - start);
+	       ptl_st_now_ms() - start, posted);
 	PtlNIFini(fl.ni);
 	PtlFini();
 	return rc == PTL_OK && flood_done(&fl) && !fl.failed ? 0 : 1;

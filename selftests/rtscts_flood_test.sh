@@ -102,8 +102,19 @@ flood "eager" "$count" 64
 waits_a=$(iface a credit_waits)
 waits_b=$(iface b credit_waits)
 waits=$((${waits_a:-0} + ${waits_b:-0}))
-[ "$waits" -gt 0 ]
-report $? "eager: the senders waited for credit ($waits requests waited)"
+# The flood reaches the credit (256 requests) only if a sender posts 256
+# puts within about a round trip (20 ms). A debug kernel on a loaded host
+# can post slower than that: then there is nothing this check can show.
+posted=$(grep -ohE 'posted_ms [0-9]+' "$dir/a.out" "$dir/b.out" |
+	awk '{ if ($2 > m) m = $2 } END { print m + 0 }')
+if [ "$waits" -eq 0 ] && [ $((posted * 256)) -gt $((count * 20)) ]; then
+	skip "eager: the senders waited for credit" \
+		"posting $count puts took $posted ms: slower than 256 per 20 ms round trip"
+else
+	[ "$waits" -gt 0 ]
+	report $? "eager: the senders waited for credit ($waits requests waited;" \
+		"posting took at most $posted ms)"
+fi
 
 flood "RTS/CTS" 300 65536
 
