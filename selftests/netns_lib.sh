@@ -26,6 +26,8 @@
 #   counters_back                  prints those that moved since; false if any
 #   jnum KEY                       the first integer value of "KEY" in JSON
 #                                  on stdin (ptlctl -j)
+#   a_iface KEY, b_iface KEY       a number (counters included) of interface
+#                                  0 of node a (default namespace) or b
 #   wait_for SECONDS COMMAND...    until COMMAND succeeds, polling every
 #                                  0.2 s; false if it did not in time
 #   peer_events_record             records from now on, and peer_events_show
@@ -72,6 +74,8 @@ counters_back() {
 }
 
 jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }
+a_iface() { "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
+b_iface() { $ip netns exec b "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
 
 wait_for() {
 	local end=$((SECONDS + $1))

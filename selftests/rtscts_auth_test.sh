@@ -44,8 +44,6 @@ newkey() {
 }
 newkey "$keys/k" 7
 newkey "$keys/other" 9
-a_iface() { "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
-b_iface() { $ip netns exec b "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
 # bind_a/bind_b [key FILE]: interface 0 of node a/b bound again.
 bind_a() { "$ptlctl" iface unbind 0 && "$ptlctl" iface bind 0 dev va "$@"; }
 bind_b() {

@@ -69,8 +69,6 @@ params=/sys/module/ptl_rtscts/parameters
 dir=$(mktemp -d /tmp/ptl-credit.XXXXXX)
 
 diag() { echo "# $*"; }
-# b_iface KEY: a counter of interface 0 of node b.
-b_iface() { $ip netns exec b "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
 # field KEY FILE: the number after "KEY": in ptl_inject's JSON.
 field() { jnum "$1" <"$2"; }
 # stat_of WHAT MATCH KEY: a value from `ptlctl -s WHAT show` (text) on node

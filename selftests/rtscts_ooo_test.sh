@@ -59,8 +59,6 @@ mib=$((1 << 20))
 diag() { echo "# $*"; }
 # jsum KEY: the sum of KEY over every object of a JSON list.
 jsum() { grep -oE "\"$1\": *[0-9]+" | grep -oE '[0-9]+$' | awk '{ s += $1 } END { print s + 0 }'; }
-# b_iface KEY: a number from interface 0 of node b (counters included).
-b_iface() { $ip netns exec b "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
 # In bash: mawk prints products past 2^31 as 5.01026e+09 (a 5 GiB guest).
 memfree() { echo $(($(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo) * 1024)); }
 # wait_for SECONDS COMMAND...: until COMMAND succeeds, polling every 0.5 s.

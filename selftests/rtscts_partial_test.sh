@@ -51,8 +51,6 @@ dir=$(mktemp -d /tmp/ptl-partial.XXXXXX)
 chown $user "$dir"	# the server, as uid 1000, writes its counts there
 
 diag() { echo "# $*"; }
-# b_iface KEY: a number from interface 0 of node b (counters included).
-b_iface() { $ip netns exec b "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
 
 # The server, as uid 1000 on node b: its counts go to $dir/status.N.
 # server_pid is the harness's process, which runs the test in a child:

@@ -42,7 +42,6 @@ max_peers=64
 share=32
 
 diag() { echo "# $*"; }
-a_iface() { "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
 # as UID CMD...: CMD as an ordinary user of the node (no namespace).
 as() {
 	local uid=$1

@@ -38,7 +38,6 @@ diag() { echo "# $*"; }
 jstr() { grep -oE "\"$1\": *\"[^\"]*\"" | head -n 1 | sed 's/.*"\([^"]*\)"$/\1/'; }
 # What node a knows of node b (its only peer).
 a_peer() { "$ptlctl" -j peer show 2>/dev/null; }
-a_iface() { "$ptlctl" -j -s iface show 0 2>/dev/null | jnum "$1"; }
 # field NAME LINE: the number after NAME in rtscts_putmany's line.
 field() { echo "$2" | sed -n "s/.* $1 \([0-9]*\).*/\1/p"; }
 # put_ok FROM_NS TO_NID: one put, delivered within 20 s.
