@@ -383,7 +383,6 @@ static void rtscts_census_one(struct rtscts_peer *peer, void *arg)
 
 	c->timers += timer_pending(&peer->timer) ||
 		     hrtimer_active(&peer->ack_timer);
-	c->peers++;
 	/* Unlocked: counts to show, stale by the time they are. */
 	c->unresolved += !data_race(peer->lladdr_valid);
 	/* ... as this one. */
@@ -395,7 +394,8 @@ void rtscts_peers_census(struct rtscts_if *rif, struct rtscts_census *c)
 {
 	memset(c, 0, sizeof(*c));
 	rtscts_walk_peers(rif, rtscts_census_one, c);
-	c->mem_bytes = (u64)c->peers * kmem_cache_size(rtscts_peer_cache) +
+	c->mem_bytes = (u64)atomic_read(&rif->npeers) *
+		       kmem_cache_size(rtscts_peer_cache) +
 		       c->inflight * rtscts_txf_size() +
 		       atomic_long_read(&rif->ooo_bytes);
 }

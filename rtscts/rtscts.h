@@ -324,7 +324,6 @@ struct rtscts_census {
 	 */
 	u64 mem_bytes;
 	u64 inflight;			/* frames in flight, all peers */
-	u32 peers;			/* peers walked */
 };
 
 void rtscts_peers_census(struct rtscts_if *rif, struct rtscts_census *c);
