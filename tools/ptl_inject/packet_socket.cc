@@ -17,6 +17,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "frame_builder.h"
+
 namespace ptl_inject {
 
 namespace {
@@ -63,6 +65,30 @@ Bytes EthernetFrame(const Mac& dst, const Mac& src, uint16_t ethertype,
   b.push_back(uint8_t(ethertype));
   b.insert(b.end(), payload.begin(), payload.end());
   return b;
+}
+
+std::vector<std::span<const uint8_t>> SplitFrames(std::span<const uint8_t> packet) {
+  std::vector<std::span<const uint8_t>> frames;
+  size_t off = 0;
+  for (;;) {
+    std::span<const uint8_t> rest = packet.subspan(off);
+    // Another frame follows only if a whole one (headers at least) fits.
+    if (rest.size() < kEthHeader + RTSCTS_HDR_LEN) break;
+    const uint8_t* h = rest.data() + kEthHeader;
+    size_t frame_len = size_t(h[rtscts::off::kFrameLen] | h[rtscts::off::kFrameLen + 1] << 8);
+    bool auth = h[rtscts::off::kFlags] & RTSCTS_F_AUTH;  // flags are little-endian
+    size_t tag = auth ? RTSCTS_AUTH_TAG_LEN : 0;
+    size_t len = kEthHeader + frame_len + tag;
+    // What follows must itself be a frame of the same ethertype.
+    if (frame_len < RTSCTS_HDR_LEN || len > rest.size() ||
+        rest.size() - len < kEthHeader + RTSCTS_HDR_LEN || rest[len + 12] != rest[12] ||
+        rest[len + 13] != rest[13])
+      break;
+    frames.push_back(rest.first(len));
+    off += len;
+  }
+  frames.push_back(packet.subspan(off));
+  return frames;
 }
 
 PacketSocket::PacketSocket(const std::string& ifname, uint16_t ethertype, Direction seen)
@@ -145,6 +171,12 @@ std::optional<Bytes> PacketSocket::Next(std::chrono::steady_clock::time_point de
                                         int* pkttype) {
   using Clock = std::chrono::steady_clock;
   uint8_t buf[65536 + kEthHeader];
+  if (!pending_.empty()) {
+    Pending p = std::move(pending_.front());
+    pending_.pop_front();
+    *pkttype = p.pkttype;
+    return std::move(p.frame);
+  }
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     pollfd p{fd_, POLLIN, 0};
@@ -160,7 +192,10 @@ std::optional<Bytes> PacketSocket::Next(std::chrono::steady_clock::time_point de
     if (n < 0) Throw("recvfrom");
     if (size_t(n) < kEthHeader) continue;
     *pkttype = from.sll_pkttype;
-    return Bytes(buf, buf + n);
+    auto frames = SplitFrames(std::span<const uint8_t>(buf, size_t(n)));
+    for (size_t i = 1; i < frames.size(); i++)
+      pending_.push_back({Bytes(frames[i].begin(), frames[i].end()), from.sll_pkttype});
+    return Bytes(frames[0].begin(), frames[0].end());
   }
 }
 

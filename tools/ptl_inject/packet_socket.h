@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,6 +29,12 @@ std::string FormatMac(const Mac& m);
 // dst, src, ethertype (big-endian, as on the wire), payload.
 Bytes EthernetFrame(const Mac& dst, const Mac& src, uint16_t ethertype,
                     std::span<const uint8_t> payload);
+
+// The frames of one packet. A burst the transport sent to one peer may
+// cross a veth or a bridge as one super-frame (rtscts/gso.c): its frames
+// back to back, each with its Ethernet header. Those are cut apart; any
+// other packet, or bytes that do not parse as the next frame, stay whole.
+std::vector<std::span<const uint8_t>> SplitFrames(std::span<const uint8_t> packet);
 
 struct Received {
   Mac dst{}, src{};
@@ -72,6 +79,12 @@ class PacketSocket {
  private:
   // The next frame within the deadline, whole, with its packet type.
   std::optional<Bytes> Next(std::chrono::steady_clock::time_point deadline, int* pkttype);
+
+  struct Pending {
+    Bytes frame;
+    int pkttype;
+  };
+  std::deque<Pending> pending_;  // the rest of a super-frame
 
   int fd_ = -1;
   int ifindex_ = 0;
