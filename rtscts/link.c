@@ -140,7 +140,9 @@ struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, size_t linear,
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);
+	/* Both at the frame's start: what a super-frame's cut expects. */
 	skb_reset_network_header(skb);
+	skb_reset_transport_header(skb);
 	return skb;
 }
 
@@ -214,20 +216,28 @@ int rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,
 	return 0;
 }
 
-void rtscts_xmit(struct rtscts_if *rif, struct sk_buff_head *q)
+/* Sends the frames of @q in order, a burst to one peer as a super-frame. */
+void __rtscts_xmit(struct rtscts_if *rif, struct sk_buff_head *q)
 {
+	bool chain = rif->superframes && READ_ONCE(rtscts_superframes);
+	u64 frames = 0, bytes = 0, superframes = 0;
 	struct sk_buff *skb;
-	u64 frames = 0, bytes = 0;
 
 	while ((skb = __skb_dequeue(q))) {
-		frames++;
+		unsigned int chained = chain && !skb_queue_empty(q) ?
+				       rtscts_chain(rif, skb, q) : 0;
+
+		frames += 1 + chained;
 		bytes += skb->len;
+		superframes += !!chained;
 		dev_queue_xmit(skb);
 	}
 	if (frames) {
 		rtscts_count(rif, PTL_STAT_TX_FRAMES, frames);
 		rtscts_count(rif, PTL_STAT_TX_BYTES, bytes);
 	}
+	if (superframes)
+		rtscts_count(rif, PTL_STAT_TX_SUPERFRAMES, superframes);
 }
 
 /* ---- address resolution ---- */
@@ -319,21 +329,72 @@ static int rtscts_check(struct rtscts_if *rif, struct sk_buff *skb,
 	return 0;
 }
 
-static int rtscts_rcv(struct sk_buff *skb, struct net_device *dev,
-		      struct packet_type *pt, struct net_device *orig_dev)
-{
-	struct rtscts_if *rif = pt->af_packet_priv;
-	struct rtscts_peer *peer;
+/*
+ * Frames received from one peer in a row: one frame, or a run of a
+ * super-frame's. The peer's lock is held across them and its answers go
+ * once, after the last: a super-frame is acknowledged as a whole.
+ */
+struct rtscts_rx_run {
+	struct rtscts_if *rif;
+	struct rtscts_peer *peer;	/* locked, or NULL */
+	bool from_alt;
 	struct sk_buff_head xq;
+};
+
+static void rtscts_run_init(struct rtscts_rx_run *run, struct rtscts_if *rif)
+{
+	run->rif = rif;
+	run->peer = NULL;
+	run->from_alt = false;
+	__skb_queue_head_init(&run->xq);
+}
+
+static void rtscts_run_end(struct rtscts_rx_run *run)
+{
+	struct rtscts_peer *peer = run->peer;
+
+	if (!peer)
+		return;
+	rtscts_rx_done(peer, &run->xq, run->from_alt);
+	spin_unlock_bh(&peer->lock);
+	run->peer = NULL;
+	run->from_alt = false;
+	rtscts_xmit(run->rif, &run->xq);
+}
+
+/* The peer @nid, locked: the run's, or a new run's. NULL: drop the frame. */
+static struct rtscts_peer *rtscts_run_peer(struct rtscts_rx_run *run, u32 nid)
+{
+	struct rtscts_peer *peer = run->peer;
+
+	if (peer && peer->nid == nid && !peer->dead)
+		return peer;
+	rtscts_run_end(run);
+	peer = rtscts_peer_get(run->rif, nid, RTSCTS_OWNER_NONE, GFP_ATOMIC);
+	if (!peer) {
+		rtscts_count(run->rif, PTL_STAT_NO_BUFFER, 1);
+		return NULL;
+	}
+	spin_lock_bh(&peer->lock);
+	if (peer->dead) {
+		spin_unlock_bh(&peer->lock);
+		return NULL;
+	}
+	run->peer = peer;
+	return peer;
+}
+
+/* A frame, its link header pulled, the skb ours (not shared). */
+static void rtscts_rcv_frame(struct rtscts_rx_run *run, struct sk_buff *skb)
+{
+	struct rtscts_if *rif = run->rif;
+	struct rtscts_peer *peer;
 	struct rtscts_frame f;
 	int err;
 
 	if (skb->pkt_type == PACKET_OTHERHOST ||
 	    skb->pkt_type == PACKET_LOOPBACK)
 		goto drop;
-	skb = skb_share_check(skb, GFP_ATOMIC);
-	if (!skb)
-		return NET_RX_DROP;
 	err = rtscts_check(rif, skb, &f);
 	if (err) {
 		rtscts_count(rif, err == RTSCTS_FRAME_EAUTH ?
@@ -341,42 +402,91 @@ static int rtscts_rcv(struct sk_buff *skb, struct net_device *dev,
 		trace_rtscts_bad(rif, err);
 		goto drop;
 	}
-	__skb_queue_head_init(&xq);
 	/* A frame for an earlier life of this node: tell its sender. */
 	if (f.dst_inc && f.dst_inc != rif->incarnation) {
 		rtscts_count(rif, PTL_STAT_STALE_FRAMES, 1);
+		rtscts_run_end(run);
 		if (rtscts_type_reliable(f.type))
 			rtscts_send_reset(rif, &f, eth_hdr(skb)->h_source,
-					  &rif->last_reset, &xq);
-		rtscts_xmit(rif, &xq);
+					  &rif->last_reset, &run->xq);
+		rtscts_xmit(rif, &run->xq);
 		goto drop;
 	}
 	/* Asked who we are (incarnation.c): answered, no state kept. */
 	if (f.type == RTSCTS_CHALLENGE) {
-		rtscts_answer_challenge(rif, &f, eth_hdr(skb)->h_source, &xq);
-		rtscts_xmit(rif, &xq);
+		rtscts_run_end(run);
+		rtscts_answer_challenge(rif, &f, eth_hdr(skb)->h_source,
+					&run->xq);
+		rtscts_xmit(rif, &run->xq);
 		consume_skb(skb);
-		return NET_RX_SUCCESS;
+		return;
 	}
-	peer = rtscts_peer_get(rif, f.src_nid, RTSCTS_OWNER_NONE, GFP_ATOMIC);
-	if (!peer) {
-		rtscts_count(rif, PTL_STAT_NO_BUFFER, 1);
+	peer = rtscts_run_peer(run, f.src_nid);
+	if (!peer)
 		goto drop;
-	}
-	spin_lock_bh(&peer->lock);
-	if (peer->dead) {
-		spin_unlock_bh(&peer->lock);
-		goto drop;
-	}
 	/* Its address is learnt there, once the frame passed every check. */
-	rtscts_rx_reliable(peer, skb, &f, &xq);	/* takes the skb */
-	spin_unlock_bh(&peer->lock);
-	rtscts_xmit(rif, &xq);
-	return NET_RX_SUCCESS;
+	if (rtscts_rx_frame(peer, skb, &f, &run->xq))	/* takes the skb */
+		run->from_alt = true;
+	return;
 
 drop:
 	kfree_skb(skb);
-	return NET_RX_DROP;
+}
+
+/*
+ * A super-frame (gso.c): its first frame, then each other one as if it had
+ * come alone. Every check is per frame: the chain proves nothing.
+ */
+static int rtscts_rcv_superframe(struct rtscts_if *rif, struct sk_buff *skb)
+{
+	struct net_device *dev = skb->dev;
+	struct sk_buff_head frames;
+	struct rtscts_rx_run run;
+
+	__skb_queue_head_init(&frames);
+	if (rtscts_unchain(skb, &frames)) {
+		rtscts_count(rif, PTL_STAT_NO_BUFFER, 1);
+		kfree_skb(skb);
+		return NET_RX_DROP;
+	}
+	rtscts_count(rif, PTL_STAT_RX_SUPERFRAMES, 1);
+	rtscts_run_init(&run, rif);
+	rtscts_rcv_frame(&run, skb);
+	while ((skb = __skb_dequeue(&frames))) {
+		skb->dev = dev;
+		if (!pskb_may_pull(skb, ETH_HLEN)) {
+			rtscts_count(rif, PTL_STAT_BAD_FRAMES, 1);
+			kfree_skb(skb);
+			continue;
+		}
+		skb->protocol = eth_type_trans(skb, dev);
+		if (skb->protocol != htons(rif->ethertype)) {
+			rtscts_count(rif, PTL_STAT_BAD_FRAMES, 1);
+			kfree_skb(skb);
+			continue;
+		}
+		skb_reset_network_header(skb);
+		rtscts_rcv_frame(&run, skb);
+	}
+	rtscts_run_end(&run);
+	return NET_RX_SUCCESS;
+}
+
+static int rtscts_rcv(struct sk_buff *skb, struct net_device *dev,
+		      struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct rtscts_if *rif = pt->af_packet_priv;
+	struct rtscts_rx_run run;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
+	if (unlikely(rtscts_is_superframe(skb)))
+		return rtscts_rcv_superframe(rif, skb);
+	rtscts_run_init(&run, rif);
+	rtscts_rcv_frame(&run, skb);
+	rtscts_run_end(&run);
+	return NET_RX_SUCCESS;
 }
 
 /* ---- binding ---- */
@@ -503,6 +613,7 @@ int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
 	rtscts_remember_bind(rif);
 	INIT_DELAYED_WORK(&rif->reclaim, rtscts_reclaim_work);
 	rtscts_ooo_bind(rif);
+	rtscts_gso_bind(rif);
 	ptl_binding_set_priv(b, rif);
 
 	rif->pt.type = htons(rif->ethertype);
@@ -541,6 +652,7 @@ void rtscts_unbind(struct ptl_binding *b)
 	cancel_delayed_work_sync(&rif->reclaim);
 	cancel_work_sync(&rif->evict_work);
 	rtscts_peers_destroy(rif);
+	rtscts_gso_unbind(rif);
 	rtscts_remember_unbind(rif);
 	rtscts_ooo_unbind(rif);
 	rtscts_auth_unbind(rif);

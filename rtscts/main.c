@@ -87,6 +87,11 @@ module_param_named(rx_reqs_max, rtscts_rx_reqs_max, uint, 0644);
 MODULE_PARM_DESC(rx_reqs_max,
 		 "Requests one interface takes and is not done with (their responses unacknowledged), all peers together (default 65536; each peer at most 256)");
 
+bool rtscts_superframes = true;
+module_param_named(superframes, rtscts_superframes, bool, 0644);
+MODULE_PARM_DESC(superframes,
+		 "Send a burst of frames to one peer as one GSO skb, cut where a device cannot carry it (default Y; ethertypes 0x88b5 and 0x88b6 only)");
+
 static const struct ptl_transport_ops rtscts_ops = {
 	.bind = rtscts_bind,
 	.configure = rtscts_configure,

@@ -45,6 +45,7 @@ int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		PTL_STAT_CHALLENGES, PTL_STAT_PEERS_RECALLED,
 		PTL_STAT_PEERS_FORGOTTEN, PTL_STAT_NO_DST_INC,
 		PTL_STAT_CREDIT_WAITS, PTL_STAT_CREDIT_REFUSED,
+		PTL_STAT_TX_SUPERFRAMES, PTL_STAT_RX_SUPERFRAMES,
 	};
 	struct rtscts_if *rif = ptl_binding_priv(b);
 	struct rtscts_census census;

@@ -653,14 +653,20 @@ drop:
 }
 
 /**
- * rtscts_rx_reliable - a checked frame from @peer
+ * rtscts_rx_frame - a checked frame from @peer
  * @peer: locked
  * @skb: the frame (taken)
  * @f: its decoded headers
  * @xq: frames to send in answer
+ *
+ * What the frame calls for is sent by rtscts_rx_done, after the last of
+ * the peer's frames that arrived together (a super-frame's), so that they
+ * are acknowledged once.
+ * Return: true if it came from the peer's alternative address (the
+ * answers go there too).
  */
-void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
-			const struct rtscts_frame *f, struct sk_buff_head *xq)
+bool rtscts_rx_frame(struct rtscts_peer *peer, struct sk_buff *skb,
+		     const struct rtscts_frame *f, struct sk_buff_head *xq)
 {
 	struct rtscts_if *rif = peer->rif;
 	/* Keyed: no address from a replay (incarnation.c). */
@@ -669,7 +675,7 @@ void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
 
 	if (!rtscts_rx_incarnation(peer, f, xq)) {
 		kfree_skb(skb);
-		return;
+		return false;
 	}
 	from_alt = rtscts_learn_lladdr(peer, skb, f, news);
 	peer->last_rx = jiffies;
@@ -705,6 +711,18 @@ void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
 		rtscts_rx_seq(peer, skb, f, xq);
 		break;
 	}
+	return from_alt;
+}
+
+/**
+ * rtscts_rx_done - answer the frames just received from @peer
+ * @peer: locked
+ * @xq: frames to send: new data the acks made room for, an ACK if owed
+ * @from_alt: one of them came from the peer's alternative address
+ */
+void rtscts_rx_done(struct rtscts_peer *peer, struct sk_buff_head *xq,
+		    bool from_alt)
+{
 	rtscts_push(peer, xq);
 	if (from_alt)
 		rtscts_copy_to_alt(peer, xq);

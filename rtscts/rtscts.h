@@ -93,6 +93,7 @@ extern unsigned int rtscts_ack_delay_us;
 extern unsigned int rtscts_ooo_max_kb;
 extern unsigned int rtscts_rx_open_max;
 extern unsigned int rtscts_rx_reqs_max;
+extern bool rtscts_superframes;
 
 /* One binding: a Portals interface on a network device. */
 struct rtscts_if {
@@ -107,6 +108,7 @@ struct rtscts_if {
 	 */
 	u32 mtu;
 	u32 eager_max;			/* <= RTSCTS_MAX_EAGER */
+	bool superframes;		/* its ethertype has our offload (gso.c) */
 	/*
 	 * The keyed MAC of every frame, or NULL: frames are not
 	 * authenticated. Set at bind, freed at unbind (auth.c).
@@ -281,6 +283,19 @@ static inline void rtscts_count(struct rtscts_if *rif, int stat, u64 n)
 	atomic64_add(n, &rif->stats[stat]);
 }
 
+/* gso.c; a super-frame is a fraglist GSO skb, anything else a frame */
+static inline bool rtscts_is_superframe(const struct sk_buff *skb)
+{
+	return skb_is_gso(skb) && skb_has_frag_list(skb) &&
+	       (skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST);
+}
+
+void rtscts_gso_bind(struct rtscts_if *rif);
+void rtscts_gso_unbind(struct rtscts_if *rif);
+unsigned int rtscts_chain(struct rtscts_if *rif, struct sk_buff *head,
+			  struct sk_buff_head *q);
+int rtscts_unchain(struct sk_buff *skb, struct sk_buff_head *frames);
+
 /* link.c */
 int rtscts_bind(struct ptl_binding *b, struct net_device *dev,
 		const struct ptl_bind_config *cfg,
@@ -301,7 +316,14 @@ int rtscts_seal_frame(struct rtscts_if *rif, struct sk_buff *skb,
 		      struct rtscts_frame *f, const u8 *mac);
 int rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,
 			struct rtscts_frame *f);
-void rtscts_xmit(struct rtscts_if *rif, struct sk_buff_head *q);
+void __rtscts_xmit(struct rtscts_if *rif, struct sk_buff_head *q);
+
+/* Sends @q's frames; most callers have none to send. */
+static inline void rtscts_xmit(struct rtscts_if *rif, struct sk_buff_head *q)
+{
+	if (!skb_queue_empty(q))
+		__rtscts_xmit(rif, q);
+}
 
 /* peer.c */
 int rtscts_peers_init(void);
@@ -382,8 +404,10 @@ void rtscts_send_reset(struct rtscts_if *rif, const struct rtscts_frame *f,
 		       struct sk_buff_head *xq);
 void rtscts_queue_lone(struct rtscts_if *rif, const struct rtscts_frame *f,
 		       const u8 *mac, struct sk_buff_head *xq);
-void rtscts_rx_reliable(struct rtscts_peer *peer, struct sk_buff *skb,
-			const struct rtscts_frame *f, struct sk_buff_head *xq);
+bool rtscts_rx_frame(struct rtscts_peer *peer, struct sk_buff *skb,
+		     const struct rtscts_frame *f, struct sk_buff_head *xq);
+void rtscts_rx_done(struct rtscts_peer *peer, struct sk_buff_head *xq,
+		    bool from_alt);
 void rtscts_retransmit_oldest(struct rtscts_peer *peer,
 			      struct sk_buff_head *xq);
 bool rtscts_tail_probe(struct rtscts_peer *peer, struct sk_buff_head *xq);

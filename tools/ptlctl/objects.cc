@@ -92,6 +92,8 @@ constexpr auto kStatNames = Table<__PTL_STAT_MAX>({
     {PTL_STAT_RX_REQS, "rx_reqs"},
     {PTL_STAT_PEERS_TIMERS, "peers_timers"},
     {PTL_STAT_MEM_BYTES, "mem_bytes"},
+    {PTL_STAT_TX_SUPERFRAMES, "tx_superframes"},
+    {PTL_STAT_RX_SUPERFRAMES, "rx_superframes"},
 });
 
 constexpr auto kAttrNames = Table<__PTL_A_MAX>({

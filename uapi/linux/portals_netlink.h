@@ -278,6 +278,9 @@ enum ptl_stat {
 	PTL_STAT_PEERS_TIMERS,		/* peers with a timer running now (a gauge) */
 	/* ptl_rtscts: bytes held for peers: state, frames in flight, ahead of gaps */
 	PTL_STAT_MEM_BYTES,		/* a gauge */
+	/* ptl_rtscts: skbs that carried several frames (super-frames) */
+	PTL_STAT_TX_SUPERFRAMES,
+	PTL_STAT_RX_SUPERFRAMES,
 	__PTL_STAT_MAX
 };
 #define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)
