@@ -55,7 +55,10 @@
 # 16. a forged node that ignores the request credit (GETs past every grant,
 #     REPLYs never acknowledged; rtscts_credit_hostile_test.sh: 256 taken
 #     per peer, the rest refused and counted, an honest node served meanwhile,
-#     memory bounded and charged, also from uid 1000's own user namespace).
+#     memory bounded and charged, also from uid 1000's own user namespace);
+# 17. super-frames (rtscts_superframe_test.sh: a burst to one peer crosses
+#     a veth whole, is cut in software where a qdisc cannot carry it, not
+#     sent when switched off or for an ethertype without the offload).
 # Environment: NET_MESSAGES, NET_PAIRS (4), NET_MTU (9000),
 # NET_ONLY_TRAFFIC=1 (only part 3: make soak), NET_STRESS_REPORT=1
 # (ptl_stress prints its reports; make soak sums them).
@@ -223,6 +226,12 @@ fi
 if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
 	echo "# running rtscts_credit_hostile_test.sh"
 	"$top/selftests/rtscts_credit_hostile_test.sh" || failures=$((failures + 1))
+fi
+
+# 17. Super-frames (their own nodes).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_superframe_test.sh"
+	"$top/selftests/rtscts_superframe_test.sh" || failures=$((failures + 1))
 fi
 
 exit $((failures > 0))
