@@ -166,17 +166,28 @@ int rtscts_unchain(struct sk_buff *skb, struct sk_buff_head *frames)
 	skb_shinfo(skb)->frag_list = NULL;
 	for (; list; list = next) {
 		next = list->next;
-		skb_mark_not_on_list(list);
 		/*
 		 * Its truesize stays counted in the head's: nothing charges
 		 * a frame by it here (ooo.c keeps copies).
 		 */
 		skb->len -= list->len;
 		skb->data_len -= list->len;
-		/* Shared by a tap's copy: ours is a clone. */
-		list = skb_share_check(list, GFP_ATOMIC);
-		if (list)
-			__skb_queue_tail(frames, list);
+		if (skb_shared(list)) {
+			/*
+			 * A tap's copy of the super-frame still chains it
+			 * (skb_unclone shared the frames): leave its next
+			 * alone, take a clone.
+			 */
+			struct sk_buff *frame = skb_clone(list, GFP_ATOMIC);
+
+			consume_skb(list);
+			list = frame;
+			if (!list)
+				continue;
+		} else {
+			skb_mark_not_on_list(list);
+		}
+		__skb_queue_tail(frames, list);
 	}
 	skb_gso_reset(skb);
 	return 0;

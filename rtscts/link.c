@@ -478,6 +478,12 @@ static int rtscts_rcv(struct sk_buff *skb, struct net_device *dev,
 	struct rtscts_if *rif = pt->af_packet_priv;
 	struct rtscts_rx_run run;
 
+	/* A super-frame's frames share its link header: one look for all. */
+	if (skb->pkt_type == PACKET_OTHERHOST ||
+	    skb->pkt_type == PACKET_LOOPBACK) {
+		kfree_skb(skb);
+		return NET_RX_DROP;
+	}
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return NET_RX_DROP;
