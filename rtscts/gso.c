@@ -37,12 +37,25 @@
 static struct sk_buff *rtscts_gso_segment(struct sk_buff *skb,
 					  netdev_features_t features)
 {
+	struct sk_buff *segs, *seg;
+
 	/* Ours are fraglists of whole frames; no other kind is cut here. */
 	if (!(skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST) ||
 	    !skb_has_frag_list(skb))
 		return ERR_PTR(-EINVAL);
 	/* Each frame keeps its own link header: the head's is the same. */
-	return skb_segment_list(skb, features, skb_mac_header_len(skb));
+	segs = skb_segment_list(skb, features, skb_mac_header_len(skb));
+	if (IS_ERR(segs) || (features & NETIF_F_HW_CSUM))
+		return segs;
+	/*
+	 * This device computes no pcsum (the frames were sealed for one that
+	 * does: a bridge's other port, say), and nothing after a GSO cut
+	 * does: validate_xmit_skb only checksums what it does not cut.
+	 */
+	for (seg = segs; seg; seg = seg->next)
+		if (seg->ip_summed == CHECKSUM_PARTIAL)
+			rtscts_pcsum_fill(seg);
+	return segs;
 }
 
 static struct rtscts_offload {
@@ -96,7 +109,12 @@ static bool rtscts_chainable(const struct sk_buff *head,
 			     const struct sk_buff *next, unsigned int len,
 			     unsigned int max_len)
 {
+	/*
+	 * A cut gives every frame the head's checksum state
+	 * (__copy_skb_header): one pcsum left to the device, or none, for all.
+	 */
 	return next->len < max_len - len &&
+	       next->ip_summed == head->ip_summed &&
 	       !memcmp(skb_mac_header(next), skb_mac_header(head), ETH_HLEN);
 }
 
@@ -118,7 +136,7 @@ unsigned int rtscts_chain(struct rtscts_if *rif, struct sk_buff *head,
 				     READ_ONCE(dev->gso_max_size),
 				     GSO_LEGACY_MAX_SIZE);
 	unsigned int max_segs = READ_ONCE(dev->gso_max_segs);
-	unsigned int seg_max = head->len - skb_network_offset(head);
+	unsigned int seg_max = head->len - skb_transport_offset(head);
 	unsigned int len = head->len, segs = 1;
 	struct sk_buff *next, *tail = NULL;
 
@@ -133,15 +151,17 @@ unsigned int rtscts_chain(struct rtscts_if *rif, struct sk_buff *head,
 		len += next->len;
 		head->data_len += next->len;
 		head->truesize += next->truesize;
-		seg_max = max(seg_max, next->len - skb_network_offset(next));
+		seg_max = max(seg_max, next->len - skb_transport_offset(next));
 		segs++;
 	}
 	if (segs == 1)
 		return 0;
 	head->len = len;
-	/* Nothing to checksum on the way: each frame carries its own. */
-	head->ip_summed = CHECKSUM_UNNECESSARY;
+	/* A GSO skb's checksum is partial or needs nothing (netif_needs_gso). */
+	if (head->ip_summed != CHECKSUM_PARTIAL)
+		head->ip_summed = CHECKSUM_UNNECESSARY;
 	skb_shinfo(head)->gso_type = SKB_GSO_FRAGLIST;
+	/* Bytes after the transport header: a frame's length on the link. */
 	skb_shinfo(head)->gso_size = seg_max;
 	skb_shinfo(head)->gso_segs = segs;
 	return segs - 1;

@@ -13,10 +13,12 @@
  * payloads, copied); larger payloads are the sender's pinned pages,
  * attached as fragments (ptl_msg_frags): no copy on the sending host. The
  * CRC covers the linear part (csum_len), the Internet checksum pcsum the
- * fragments: a checksum pass over the pages, as TCP does without offload,
- * because a corrupting link (or netem, which linearises a cloned skb before
- * flipping a bit in it) can hit payload bytes too. Frames are built under
- * the peer lock and sent after it is dropped (rtscts_xmit).
+ * rest, from its own field on, because a corrupting link (or netem, which
+ * linearises a cloned skb before flipping a bit in it) can hit payload
+ * bytes too. pcsum is left to the device (CHECKSUM_PARTIAL), which a veth
+ * never computes, as for TCP: the stack computes it in software before a
+ * device that cannot. Frames are built under the peer lock and sent after
+ * it is dropped (rtscts_xmit), a burst as one super-frame (gso.c).
  *
  * Addressing: peers are found by nid. Unless ptlctl gave a static
  * link-layer address, a peer's address is learnt from the frames it sends
@@ -107,11 +109,6 @@ u32 rtscts_crc32c(u32 seed, const u8 *p, size_t n)
 	return __crc32c_le(seed, p, n);
 }
 
-/* pcsum: the folded Internet checksum of the bytes the CRC does not cover. */
-static u16 rtscts_pcsum(const struct sk_buff *skb, u16 from, u16 to)
-{
-	return (__force u16)csum_fold(skb_checksum(skb, from, to - from, 0));
-}
 
 /* ---- sending ---- */
 
@@ -147,6 +144,25 @@ struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, size_t linear,
 }
 
 /**
+ * rtscts_pcsum_fill - compute a frame's pcsum left to the device
+ * @skb: one frame, CHECKSUM_PARTIAL, its head writable (the sender's own,
+ *	or a segment of a cut: skb_segment_list made each one private)
+ *
+ * One pass over the bytes from the field on, page fragments read in
+ * place: skb_checksum_help() would copy the shared pages of the frame
+ * first, and must not be given a cut's first segment, which is shared.
+ */
+void rtscts_pcsum_fill(struct sk_buff *skb)
+{
+	int start = skb_checksum_start_offset(skb);
+	__sum16 sum = csum_fold(skb_checksum(skb, start, skb->len - start, 0));
+
+	*(__sum16 *)(skb->data + start + skb->csum_offset) =
+		sum ?: CSUM_MANGLED_0;
+	skb->ip_summed = CHECKSUM_NONE;
+}
+
+/**
  * rtscts_seal_frame - encode the headers, checksum or tag, link header
  * @rif: the interface
  * @skb: the frame, its headers reserved at the start of the linear part
@@ -171,13 +187,24 @@ int rtscts_seal_frame(struct rtscts_if *rif, struct sk_buff *skb,
 		if (err)
 			return err;
 	} else {
-		f->pcsum = f->csum_len < f->frame_len ?
-			   rtscts_pcsum(skb, f->csum_len, f->frame_len) : 0;
+		f->pcsum = 0;
 		rtscts_frame_encode(f, skb->data);
 		rtscts_frame_set_crc(skb->data,
 				     rtscts_frame_crc_unsealed(skb->data,
 							       f->csum_len,
 							       rtscts_crc32c));
+		/*
+		 * Payload in pages: pcsum is left to a device that computes
+		 * any checksum; a veth never needs to, and the receiver on
+		 * this host takes the frame as it is (rtscts_check_csum).
+		 * For any other device it is computed here.
+		 */
+		if (f->csum_len < f->frame_len) {
+			if (!skb_partial_csum_set(skb, RTSCTS_PCSUM_OFF, 0))
+				return -EINVAL;
+			if (!(READ_ONCE(rif->dev->features) & NETIF_F_HW_CSUM))
+				rtscts_pcsum_fill(skb);
+		}
 	}
 	skb->dev = rif->dev;
 	skb->protocol = htons(rif->ethertype);
@@ -280,14 +307,21 @@ bool rtscts_resolve(struct rtscts_peer *peer)
 
 /* ---- receiving ---- */
 
-/* The CRC and pcsum of an unauthenticated frame, trimmed to frame_len. */
-static bool rtscts_check_crc(const struct sk_buff *skb,
-			     const struct rtscts_frame *f)
+/*
+ * The CRC and pcsum of an unauthenticated frame, trimmed to frame_len.
+ * A frame whose pcsum was left to a device (CHECKSUM_PARTIAL) never left
+ * this host: it came across a veth, as TCP segments do that the kernel
+ * takes unchecked. The checksum catches corruption, not forgery.
+ */
+static bool rtscts_check_csum(const struct sk_buff *skb,
+			      const struct rtscts_frame *f)
 {
 	if (rtscts_frame_crc(skb->data, f->csum_len, rtscts_crc32c) != f->crc)
 		return false;
-	return f->csum_len == f->frame_len ||
-	       rtscts_pcsum(skb, f->csum_len, f->frame_len) == f->pcsum;
+	if (f->csum_len == f->frame_len || skb->ip_summed == CHECKSUM_PARTIAL)
+		return true;
+	return !csum_fold(skb_checksum(skb, RTSCTS_PCSUM_OFF,
+				       f->frame_len - RTSCTS_PCSUM_OFF, 0));
 }
 
 /*
@@ -321,7 +355,7 @@ static int rtscts_check(struct rtscts_if *rif, struct sk_buff *skb,
 		return RTSCTS_FRAME_ELENGTH;
 	if (f->tag_len && !rtscts_auth_verify(rif, skb, f->frame_len))
 		return RTSCTS_FRAME_EAUTH;
-	if (!f->tag_len && !rtscts_check_crc(skb, f))
+	if (!f->tag_len && !rtscts_check_csum(skb, f))
 		return RTSCTS_FRAME_EFIELD;
 	if (f->dst_nid != ptl_binding_nid(rif->b) ||
 	    f->src_nid == f->dst_nid)

@@ -312,6 +312,7 @@ u32 rtscts_crc32c(u32 seed, const u8 *p, size_t n);
 bool rtscts_resolve(struct rtscts_peer *peer);
 struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, size_t linear,
 				 gfp_t gfp);
+void rtscts_pcsum_fill(struct sk_buff *skb);
 int rtscts_seal_frame(struct rtscts_if *rif, struct sk_buff *skb,
 		      struct rtscts_frame *f, const u8 *mac);
 int rtscts_finish_frame(struct rtscts_peer *peer, struct sk_buff *skb,

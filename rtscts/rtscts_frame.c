@@ -23,7 +23,7 @@ enum {
 	F_ACK_STREAM = 36,
 	F_ACK = 40,
 	F_WINDOW = 44,
-	F_PCSUM = 46,
+	F_PCSUM = RTSCTS_PCSUM_OFF,
 	F_SACK = 48,
 	F_GRANT = 56,
 	F_RESERVED = 60,
@@ -271,20 +271,22 @@ void rtscts_frame_set_crc(u8 *buf, u32 crc)
 }
 
 /*
- * Two passes, not three: the bytes up to the crc field and four zero bytes
- * from a copy, then the rest. Each pass is a call through the crypto API
- * in the module, which costs more than the few bytes it covers.
+ * Two passes, not four: the bytes up to the end of pcsum from a copy with
+ * the crc and pcsum fields zeroed, then the rest. Each pass is a call
+ * through the crypto API in the module, which costs more than the few
+ * bytes it covers.
  */
 u32 rtscts_frame_crc(const u8 *buf, u16 len,
 		     u32 (*crc32c)(u32 seed, const u8 *p, size_t n))
 {
-	u8 head[F_CRC + 4];
+	u8 head[F_PCSUM + 2];
 	u32 crc;
 
 	if (len < RTSCTS_HDR_LEN)
 		return 0;
-	memcpy(head, buf, F_CRC);
+	memcpy(head, buf, F_PCSUM);
 	memset(head + F_CRC, 0, 4);
+	memset(head + F_PCSUM, 0, 2);
 	crc = crc32c(~0U, head, sizeof(head));
 	crc = crc32c(crc, buf + sizeof(head), len - sizeof(head));
 	return ~crc;

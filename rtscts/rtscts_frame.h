@@ -10,7 +10,7 @@
  * little-endian:
  *
  *   off size field       meaning
- *     0   1  version     RTSCTS_VERSION (2)
+ *     0   1  version     RTSCTS_VERSION (3)
  *     1   1  type        enum rtscts_type
  *     2   2  flags       RTSCTS_F_*
  *     4   2  frame_len   bytes from offset 0 to the end of the payload
@@ -18,7 +18,8 @@
  *     6   2  csum_len    bytes from offset 0 covered by crc (>= the
  *                        headers of the type, <= frame_len)
  *     8   4  crc         CRC32C (Castagnoli, reflected, init ~0, final
- *                        xor ~0) of bytes [0, csum_len), this field as 0
+ *                        xor ~0) of bytes [0, csum_len), this field and
+ *                        pcsum as 0
  *    12   4  src_nid     sending node
  *    16   4  dst_nid     receiving node
  *    20   4  src_inc     sender's incarnation (when its interface was bound)
@@ -31,9 +32,15 @@
  *                        0 if none
  *    40   4  ack         next sequence expected in ack_stream (cumulative)
  *    44   2  window      frames the sender of this frame accepts beyond ack
- *    46   2  pcsum       Internet checksum (RFC 1071, csum_fold) of the
- *                        bytes [csum_len, frame_len) the crc does not
- *                        cover (payload sent from pages); 0 if none
+ *    46   2  pcsum       Internet checksum (RFC 1071) of bytes
+ *                        [46, frame_len), this field and every byte after
+ *                        it: stored so that the range sums to 0xffff
+ *                        (csum_fold() of its sum is 0). Present when
+ *                        payload lies outside the crc (csum_len <
+ *                        frame_len: sent from pages), else 0. The crc
+ *                        counts it as 0, so that the sending host's
+ *                        device may fill it in after the crc is sealed
+ *                        (CHECKSUM_PARTIAL)
  *    48   8  sack        bit i set: sequence ack + 1 + i has arrived
  *    56   4  grant       requests the receiver of this frame may have sent
  *                        on ack_stream before it waits (cumulative, mod
@@ -71,7 +78,11 @@
 #include <ptl/portable.h>
 #include <ptl/wire.h>
 
-#define RTSCTS_VERSION		2
+/*
+ * 3: pcsum covers bytes from its own field on, and the crc leaves it out
+ * (a device may compute it). 2 added grant; 1 is the first.
+ */
+#define RTSCTS_VERSION		3
 #define RTSCTS_HDR_LEN		64
 #define RTSCTS_MSG_HDR_LEN	(RTSCTS_HDR_LEN + 8 + PTL_WIRE_HDR_LEN)
 #define RTSCTS_CTS_HDR_LEN	(RTSCTS_HDR_LEN + 16)
@@ -198,17 +209,20 @@ int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
  * RTSCTS_MSG_HDR_LEN - PTL_WIRE_HDR_LEN and this leaves alone.
  */
 void rtscts_frame_encode(const struct rtscts_frame *f, u8 *buf);
+/* Where pcsum is, and where the bytes it covers start. */
+#define RTSCTS_PCSUM_OFF	46
 /* Stores the checksum of the first csum_len bytes of an encoded frame. */
 void rtscts_frame_set_crc(u8 *buf, u32 crc);
 /*
  * The checksum of the first @len bytes of a frame, computed with
- * @crc32c(seed, bytes, n) (the kernel's or a test's), its crc field as 0.
+ * @crc32c(seed, bytes, n) (the kernel's or a test's), its crc and pcsum
+ * fields as 0.
  */
 u32 rtscts_frame_crc(const u8 *buf, u16 len,
 		     u32 (*crc32c)(u32 seed, const u8 *p, size_t n));
 /*
- * The same checksum in one pass, for a frame whose crc field still holds
- * the 0 that rtscts_frame_encode() wrote: what the sender seals.
+ * The same checksum in one pass, for a frame whose crc and pcsum fields
+ * still hold 0: what the sender seals (pcsum is filled in later).
  */
 u32 rtscts_frame_crc_unsealed(const u8 *buf, u16 len,
 			      u32 (*crc32c)(u32 seed, const u8 *p, size_t n));

@@ -4,23 +4,43 @@
 # fraglist GSO skb; a veth carries it whole, and where a device or a
 # qdisc cannot, the transport's offload gives the stack back the frames:
 #
-#     default namespace (node a)              namespace b (node b)
-#   va 10.0.0.1, MTU 1500       ---veth---    vb 10.0.0.2, MTU 1500
+#     default namespace (node a)                       namespace b (node b)
+#   va 10.0.0.1 --veth-- pa [bridge ptlbr] pb --veth-- vb 10.0.0.2
+#   (every device at MTU 1500)
 #
 #  1. 1 MiB puts and gets at MTU 1500 (ptl_stress, payloads verified):
 #     node a sent super-frames and node b received them whole
-#     (tx_superframes, rx_superframes), and no operation failed;
+#     (tx_superframes, rx_superframes), and no operation failed; a packet
+#     socket on vb (ptl_inject record) holds a reference to every one of
+#     them meanwhile, so b takes its frames off a shared super-frame and
+#     the socket still reads it whole;
 #  2. the same through a tbf qdisc on each end whose burst holds one
 #     full frame: tbf cuts every longer super-frame in software with the
 #     offload (a failed cut is a drop tbf counts); payloads verified, tbf
 #     dropped nothing, and b received far fewer super-frames whole than a
 #     sent;
-#  3. with the module parameter superframes=N, frames go one by one: no
+#  3. without checksum offload (ethtool -K tx off), where pcsum (wire
+#     version 3) is left to a device that computes any checksum: on va,
+#     node a computes it when it seals each frame, and the super-frames
+#     of such frames are cut where the device cannot carry them; on the
+#     bridge port pb only, a's frames leave va to be summed by a device,
+#     and the offload computes each one's pcsum where it cuts them at pb;
+#     payloads verified, b received no super-frame whole and counted no
+#     bad frame, in both; and no full DATA frame reached vb with pcsum 0
+#     when pb cut them (a tc u32 filter at vb's ingress counts those: in
+#     part 1 it saw many, the frames a veth carries with pcsum left
+#     undone);
+#  4. netem corrupting 2 % of what va sends, duplicating all of it: netem
+#     copies a duplicated frame whole before it flips a bit, anywhere in
+#     it, most often in the payload that only pcsum covers, and the stack
+#     computes that pcsum first; b catches the corruption (bad frames
+#     counted) and every payload arrives intact;
+#  5. with the module parameter superframes=N, frames go one by one: no
 #     super-frame is sent, payloads verified;
-#  4. an interface bound with an ethertype that is not one of IEEE's two
+#  6. an interface bound with an ethertype that is not one of IEEE's two
 #     local experimental ones (0x9000) gets no offload and sends no
 #     super-frames, and its traffic is delivered;
-#  5. nothing is left behind; the modules unload.
+#  7. nothing is left behind; the modules unload.
 # Prints TAP lines; the harness fails the run on any kernel splat.
 set -u
 
@@ -30,7 +50,10 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=netns_lib.sh
 . "$top/selftests/netns_lib.sh"
 param=/sys/module/ptl_rtscts/parameters/superframes
+inject=$build/tools/ptl_inject/ptl_inject
 pid=79
+dir=$(mktemp -d /tmp/ptl-superframe.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
 
 # stress NAME: ptl_stress, 2 clients of large puts and gets from a to b.
 stress() {
@@ -58,17 +81,37 @@ stress() {
 note() { echo "# $1: a sent $2 super-frames, b received $3 whole"; }
 
 modprobe sch_tbf || true
-# shellcheck disable=SC2119 # the module's defaults
-netns_setup || { report 1 "two nodes on a veth"; exit 1; }
+netns_setup_bridge 2 || { report 1 "two nodes on a bridge"; exit 1; }
 counters_save
-$ip link set va mtu 1500 && $ip -n b link set vb mtu 1500
+for d in va pa pb; do $ip link set dev "$d" mtu 1500; done &&
+	$ip -n b link set dev vb mtu 1500
+# Full DATA frames (type 4, frame_len 1500: 0xdc 0x05) whose pcsum (46)
+# is 0, counted and let through at vb's ingress (offsets from the frame).
+$ip netns exec b $tc qdisc add dev vb ingress &&
+	$ip netns exec b $tc filter add dev vb parent ffff: protocol 0x88b5 \
+		u32 match u8 4 0xff at 1 match u16 0xdc05 0xffff at 4 \
+		match u16 0 0xffff at 46 action ok
+report $? "a tc u32 filter at vb's ingress counts full DATA frames with pcsum 0"
+unsummed() {
+	$ip netns exec b $tc -s filter show dev vb ingress |
+		grep -oE 'success [0-9]+' | grep -oE '[0-9]+' | head -n 1
+}
 
 # 1. A clean veth carries them whole.
 tx0=$(a_iface tx_superframes) rx0=$(b_iface rx_superframes)
 re0=$(a_iface retransmits) f0=$(a_iface msgs_failed)
+$ip netns exec b "$inject" record -i vb --file "$dir/b.pcap" --wait-ms 8000 \
+	>"$dir/record.out" 2>&1 &
+rec=$!
 stress "veth"
+wait $rec
+report $? "veth: a packet socket on vb read what b received meanwhile ($(cat "$dir/record.out"))"
 tx1=$(a_iface tx_superframes) rx1=$(b_iface rx_superframes)
 note "veth" $((tx1 - tx0)) $((rx1 - rx0))
+u1=$(unsummed)
+echo "# veth: $u1 full DATA frames reached vb with pcsum left to a device"
+[ "${u1:-0}" -gt 0 ]
+report $? "veth: pcsum is left undone across a veth (the filter sees such frames)"
 [ $((tx1 - tx0)) -gt 0 ] && [ $((rx1 - rx0)) -gt 0 ]
 report $? "veth: a sent super-frames and b received them whole"
 [ "$(a_iface msgs_failed)" = "$f0" ]
@@ -92,14 +135,44 @@ report $? "through tbf: a sent super-frames, b received under a tenth of them wh
 $tc qdisc del dev va root
 $ip netns exec b $tc qdisc del dev vb root
 
-# 3. Switched off.
+# 3. No checksum offload on va, then on pb alone: pcsum in software.
+bad0=$(b_iface bad_frames) u1=$(unsummed)
+for d in va pb; do
+	tx2=$(a_iface tx_superframes) rx2=$(b_iface rx_superframes)
+	ethtool -K "$d" tx off >/dev/null
+	report $? "ethtool -K $d tx off (no checksum offload)"
+	stress "$d without checksum offload"
+	tx3=$(a_iface tx_superframes) rx3=$(b_iface rx_superframes)
+	note "$d without checksum offload" $((tx3 - tx2)) $((rx3 - rx2))
+	[ $((tx3 - tx2)) -gt 0 ] && [ "$rx3" = "$rx2" ]
+	report $? "$d without checksum offload: a sent super-frames, b received none whole"
+	[ "$(b_iface bad_frames)" = "$bad0" ]
+	report $? "$d without checksum offload: b counted no bad frame (every pcsum right)"
+	[ "$(unsummed)" = "$u1" ]
+	report $? "$d without checksum offload: no full DATA frame reached vb without its pcsum"
+	ethtool -K "$d" tx on >/dev/null
+	u1=$(unsummed)
+done
+
+# 4. netem corrupts frames after the stack computed their pcsum.
+$tc qdisc add dev va root netem corrupt 2% duplicate 100%
+report $? "netem on va: corrupt 2%, duplicate 100%"
+stress "netem corrupt 2%"
+bad1=$(b_iface bad_frames)
+echo "# netem corrupt: b counted $((bad1 - bad0)) bad frames"
+[ "$bad1" -gt "$bad0" ]
+report $? "netem corrupt 2%: b caught corrupted frames (bad frames counted)"
+$tc qdisc del dev va root
+tx2=$(a_iface tx_superframes)
+
+# 5. Switched off.
 echo N >"$param"
 stress "superframes=N"
 [ "$(a_iface tx_superframes)" = "$tx2" ]
 report $? "superframes=N: no super-frame sent"
 echo Y >"$param"
 
-# 4. No offload for an ethertype outside the experimental pair.
+# 6. No offload for an ethertype outside the experimental pair.
 "$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0 &&
 	"$ptlctl" iface bind 0 dev va ethertype 0x9000 &&
 	$ip netns exec b "$ptlctl" iface bind 0 dev vb ethertype 0x9000
@@ -108,7 +181,7 @@ stress "ethertype 0x9000"
 [ "$(a_iface tx_superframes)" = 0 ]
 report $? "ethertype 0x9000: no super-frame sent"
 
-# 5. Nothing left behind.
+# 7. Nothing left behind.
 sleep 1
 counters_back
 report $? "module counters are back where they were"

@@ -104,6 +104,22 @@ void Seal(Bytes& frame) {
                        rtscts_frame_crc(frame.data(), uint16_t(n), ptl::tool::Crc32cUpdate));
 }
 
+void FillPcsum(std::span<uint8_t> frame) {
+  if (frame.size() < RTSCTS_HDR_LEN || frame[off::kFlags] & RTSCTS_F_AUTH) return;
+  size_t frame_len = frame[off::kFrameLen] | frame[off::kFrameLen + 1] << 8;
+  size_t csum_len = frame[off::kCsumLen] | frame[off::kCsumLen + 1] << 8;
+  if (csum_len >= frame_len || frame_len > frame.size()) return;
+  frame[off::kPcsum] = frame[off::kPcsum + 1] = 0;
+  // RFC 1071: 16-bit words in either byte order give the same bytes.
+  uint32_t sum = 0;
+  for (size_t i = off::kPcsum; i < frame_len; i += 2)
+    sum += uint32_t(frame[i] << 8 | (i + 1 < frame_len ? frame[i + 1] : 0));
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  uint16_t pcsum = uint16_t(~sum);
+  frame[off::kPcsum] = uint8_t(pcsum >> 8);
+  frame[off::kPcsum + 1] = uint8_t(pcsum);
+}
+
 Bytes Build(rtscts_frame f, std::span<const uint8_t> ptl, std::span<const uint8_t> payload) {
   size_t len = rtscts_hdr_len(f.type) + payload.size();
   if (len > RTSCTS_MAX_FRAME) throw std::length_error("frame longer than 65535 bytes");

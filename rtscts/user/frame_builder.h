@@ -36,7 +36,8 @@ inline constexpr size_t kVersion = 0, kType = 1, kFlags = 2, kFrameLen = 4, kCsu
 // RESET, then its reserved word; the nonce of CHALLENGE and CHALLENGE_ACK.
 inline constexpr size_t kMsgId = 64, kWord = 68, kLong = 72, kResetStream = 64, kNonce = 64;
 static_assert(kReserved + 4 == RTSCTS_HDR_LEN && kMsgId == RTSCTS_HDR_LEN &&
-                  kLong + 8 == RTSCTS_DATA_HDR_LEN && kNonce + 8 == RTSCTS_CHALLENGE_HDR_LEN,
+                  kLong + 8 == RTSCTS_DATA_HDR_LEN && kNonce + 8 == RTSCTS_CHALLENGE_HDR_LEN &&
+                  kPcsum == RTSCTS_PCSUM_OFF,
               "the offsets follow the table in rtscts_frame.h");
 }  // namespace off
 
@@ -80,6 +81,14 @@ Bytes Encode(const rtscts_frame& f, std::span<const uint8_t> ptl = {},
 // capped at its size); frames shorter than the common header are left as
 // they are.
 void Seal(Bytes& frame);
+
+// Fills in pcsum as the sending host's device would: for a frame (from its
+// common header on) that has payload outside the crc (csum_len <
+// frame_len, both within the span) and no tag, the Internet checksum of
+// bytes [RTSCTS_PCSUM_OFF, frame_len) with the field counted as 0. Other
+// frames are left as they are. ptl_rtscts leaves pcsum to the device and a
+// veth never computes it, so a packet socket there reads it as 0.
+void FillPcsum(std::span<uint8_t> frame);
 
 // Every byte of the tag Build() appends to a frame with RTSCTS_F_AUTH.
 inline constexpr uint8_t kForgedTagByte = 0xa5;

@@ -15,7 +15,7 @@
 //   wire length = avail + (bytes 1-2), or avail - 1 when they are 0xffff.
 //
 // What an accepted frame must satisfy (rtscts_frame.h):
-//  * version RTSCTS_VERSION (2); hdr_len == rtscts_hdr_len(type) != 0 and <= avail;
+//  * version RTSCTS_VERSION (3); hdr_len == rtscts_hdr_len(type) != 0 and <= avail;
 //    hdr_len + payload_len == frame_len <= wire_len;
 //    hdr_len <= csum_len <= frame_len; no unknown flag;
 //  * nids neither 0 nor the wildcard, src_inc != 0; reliable types on a
@@ -31,9 +31,9 @@
 //    other types stay 0;
 //  * encoding the decoded struct gives back the same header bytes (crc 0,
 //    the Portals header left alone), which decode to the same struct;
-//  * rtscts_frame_crc() is CRC32C over [0, csum_len) with the crc field
-//    as 0 (checked against a bit-at-a-time CRC), and so is
-//    rtscts_frame_crc_unsealed() once the field holds 0;
+//  * rtscts_frame_crc() is CRC32C over [0, csum_len) with the crc and
+//    pcsum fields as 0 (checked against a bit-at-a-time CRC), and so is
+//    rtscts_frame_crc_unsealed() once both fields hold 0;
 //  * the Portals header of MSG and RTS, if ptl_hdr_decode() accepts it,
 //    encodes back to the same 96 bytes.
 extern "C" {
@@ -157,7 +157,8 @@ bool SameFields(const rtscts_frame& a, const rtscts_frame& b) {
 uint32_t BitwiseCrc(const uint8_t* p, size_t n) {
   uint32_t c = ~0u;
   for (size_t i = 0; i < n; i++) {
-    c ^= (i >= 8 && i < 12) ? 0 : p[i];
+    bool zero = (i >= 8 && i < 12) || i == RTSCTS_PCSUM_OFF || i == RTSCTS_PCSUM_OFF + 1;
+    c ^= zero ? 0 : p[i];
     for (int k = 0; k < 8; k++) c = (c >> 1) ^ ((c & 1) ? 0x82F63B78u : 0);
   }
   return ~c;
@@ -257,8 +258,9 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
     rtscts_frame_set_crc(copy.data(), crc ^ 0x01020304u);
     PROMISE(Le(copy.data() + 8, 4) == (crc ^ 0x01020304u), f);
     PROMISE(rtscts_frame_crc(copy.data(), f.csum_len, ptl::tool::Crc32cUpdate) == crc, f);
-    // The sender's one pass, over the same bytes with the crc field 0.
+    // The sender's one pass, over the same bytes with crc and pcsum 0.
     rtscts_frame_set_crc(copy.data(), 0);
+    copy[RTSCTS_PCSUM_OFF] = copy[RTSCTS_PCSUM_OFF + 1] = 0;
     PROMISE(rtscts_frame_crc_unsealed(copy.data(), f.csum_len, ptl::tool::Crc32cUpdate) == crc, f);
   }
 

@@ -121,7 +121,7 @@ void ExpectSameFields(const rtscts_frame& a, const rtscts_frame& b) {
 // ---------------------------------------------------------------- layout
 
 TEST(FrameLayout, HeaderSizesOfEveryType) {
-  EXPECT_EQ(RTSCTS_VERSION, 2);
+  EXPECT_EQ(RTSCTS_VERSION, 3);
   EXPECT_EQ(RTSCTS_HDR_LEN, 64);
   EXPECT_EQ(rtscts_hdr_len(RTSCTS_MSG), 168);
   EXPECT_EQ(rtscts_hdr_len(RTSCTS_RTS), 168);
@@ -399,7 +399,7 @@ TEST(FrameDecode, EshortMoreBytesReadableThanOnTheWire) {
 }
 
 TEST(FrameDecode, EversionAnyOtherVersion) {
-  for (int v : {0, 1, 3, 0x81, 0xff})
+  for (int v : {0, 1, 2, 4, 0x81, 0xff})
     EXPECT_EQ(Rc(Patched(RTSCTS_MSG, [v](Bytes& b) { b[0] = uint8_t(v); })), RTSCTS_FRAME_EVERSION)
         << v;
   EXPECT_EQ(Rc(Patched(RTSCTS_MSG, [](Bytes& b) { b[0] = RTSCTS_VERSION; })), RTSCTS_FRAME_OK);
@@ -420,7 +420,7 @@ TEST(FrameDecode, EversionVersionOneFrames) {
   rtscts::Seal(v1);
   ASSERT_EQ(v1.size(), 160u + PayloadOf(RTSCTS_MSG).size());
   EXPECT_EQ(Rc(v1), RTSCTS_FRAME_EVERSION);
-  // Read as version 2 it does not decode either: the version and type of
+  // Read as this version it does not decode either: the version and type of
   // its Portals header fall on the reserved word at 68.
   v1[0] = RTSCTS_VERSION;
   rtscts::Seal(v1);
@@ -794,6 +794,64 @@ TEST(FrameCrc, TheStoredCrcDoesNotChangeTheChecksum) {
   }
 }
 
+// Version 3: the crc counts pcsum as 0, so that a device may fill pcsum in
+// after the frame was sealed (CHECKSUM_PARTIAL).
+TEST(FrameCrc, TheStoredPcsumDoesNotChangeTheChecksum) {
+  for (uint8_t type : kTypes) {
+    Bytes b = Frame(type);
+    uint32_t want = rtscts_frame_crc(b.data(), uint16_t(b.size()), ptl::tool::Crc32cUpdate);
+    for (uint16_t v : {0x0001, 0x8000, 0xffff}) {
+      rtscts::Put16(b, RTSCTS_PCSUM_OFF, v);
+      EXPECT_EQ(rtscts_frame_crc(b.data(), uint16_t(b.size()), ptl::tool::Crc32cUpdate), want)
+          << Name(type) << " " << v;
+    }
+  }
+  // Every other byte of the first 64 is covered.
+  Bytes b = Frame(RTSCTS_ACK);
+  uint32_t want = rtscts_frame_crc(b.data(), uint16_t(b.size()), ptl::tool::Crc32cUpdate);
+  for (size_t i = 0; i < RTSCTS_HDR_LEN; i++) {
+    if ((i >= 8 && i < 12) || i == RTSCTS_PCSUM_OFF || i == RTSCTS_PCSUM_OFF + 1) continue;
+    Bytes c = b;
+    c[i] ^= 0x10;
+    EXPECT_NE(rtscts_frame_crc(c.data(), uint16_t(c.size()), ptl::tool::Crc32cUpdate), want)
+        << "byte " << i;
+  }
+}
+
+// FillPcsum: what a device puts in pcsum (ptl_inject completes captures
+// taken on a veth with it).
+TEST(FramePcsum, FilledSoThatTheRangeSumsToAllOnesInEitherByteOrder) {
+  Bytes payload(1001);
+  for (size_t i = 0; i < payload.size(); i++) payload[i] = uint8_t(i * 7 + 3);
+  Bytes b = rtscts::Build(Full(RTSCTS_DATA), {}, payload);
+  rtscts::Put16(b, rtscts::off::kCsumLen, RTSCTS_DATA_HDR_LEN);
+  rtscts::Seal(b);
+  uint32_t crc = Le32(b, 8);
+  rtscts::FillPcsum(b);
+  EXPECT_NE(Le16(b, RTSCTS_PCSUM_OFF), 0u);
+  for (bool big : {true, false}) {
+    uint32_t sum = 0;
+    for (size_t i = RTSCTS_PCSUM_OFF; i < b.size(); i += 2) {
+      uint32_t hi = b[i], lo = i + 1 < b.size() ? b[i + 1] : 0;
+      sum += big ? (hi << 8 | lo) : (lo << 8 | hi);
+    }
+    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+    EXPECT_EQ(sum, 0xffffu) << (big ? "big" : "little") << "-endian words";
+  }
+  rtscts_frame f;
+  EXPECT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+  EXPECT_EQ(Le32(b, 8), crc) << "the crc does not cover pcsum";
+  EXPECT_TRUE(rtscts::CrcOk(b, f));
+  // Nothing to do where the crc covers everything, or a tag everything.
+  Bytes whole = rtscts::Build(Full(RTSCTS_DATA), {}, payload);
+  rtscts::FillPcsum(whole);
+  EXPECT_EQ(Le16(whole, RTSCTS_PCSUM_OFF), 0u);
+  Bytes tagged = Tagged(RTSCTS_DATA);
+  rtscts::Put16(tagged, rtscts::off::kCsumLen, RTSCTS_DATA_HDR_LEN);
+  rtscts::FillPcsum(tagged);
+  EXPECT_EQ(Le16(tagged, RTSCTS_PCSUM_OFF), 0u);
+}
+
 TEST(FrameCrc, BytesPastCsumLenAreNotCovered) {
   Bytes b = Frame(RTSCTS_DATA);
   uint16_t hdr = rtscts_hdr_len(RTSCTS_DATA);
@@ -814,7 +872,8 @@ TEST(FrameCrc, EverySingleBitErrorIsDetected) {
     rtscts_frame f;
     ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
     for (size_t i = 0; i < b.size(); i++) {
-      if (i >= 8 && i < 12) continue;  // the crc field itself
+      if (i >= 8 && i < 12) continue;                                    // the crc field itself
+      if (i == RTSCTS_PCSUM_OFF || i == RTSCTS_PCSUM_OFF + 1) continue;  // pcsum's
       for (int bit = 0; bit < 8; bit++) {
         Bytes c = b;
         c[i] ^= uint8_t(1 << bit);

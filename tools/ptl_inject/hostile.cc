@@ -130,8 +130,8 @@ void Catalogue::AddTruncated() {
 }
 
 void Catalogue::AddHeaderErrors() {
-  // RTSCTS_VERSION - 1: the format before grant and the reserved word at
-  // 56..63, its type headers 8 bytes earlier.
+  // RTSCTS_VERSION - 1: the format before this one (version 2: pcsum
+  // covered the payload alone, under the crc).
   for (int v : {0, RTSCTS_VERSION - 1, RTSCTS_VERSION + 1, 0xff})
     Add("bad_version", "version-" + std::to_string(v),
         "version byte not " + std::to_string(RTSCTS_VERSION),

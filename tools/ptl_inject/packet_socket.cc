@@ -192,10 +192,18 @@ std::optional<Bytes> PacketSocket::Next(std::chrono::steady_clock::time_point de
     if (n < 0) Throw("recvfrom");
     if (size_t(n) < kEthHeader) continue;
     *pkttype = from.sll_pkttype;
-    auto frames = SplitFrames(std::span<const uint8_t>(buf, size_t(n)));
-    for (size_t i = 1; i < frames.size(); i++)
-      pending_.push_back({Bytes(frames[i].begin(), frames[i].end()), from.sll_pkttype});
-    return Bytes(frames[0].begin(), frames[0].end());
+    std::deque<Pending> got;
+    for (auto frame : SplitFrames(std::span<const uint8_t>(buf, size_t(n)))) {
+      got.push_back({Bytes(frame.begin(), frame.end()), from.sll_pkttype});
+      // What the wire would carry: the pcsum a veth never computed.
+      if (got.back().frame.size() > kEthHeader &&
+          (got.back().frame[12] << 8 | got.back().frame[13]) == ethertype_)
+        rtscts::FillPcsum(std::span(got.back().frame).subspan(kEthHeader));
+    }
+    Pending first = std::move(got.front());
+    got.pop_front();
+    for (auto& rest : got) pending_.push_back(std::move(rest));
+    return std::move(first.frame);
   }
 }
 

@@ -143,6 +143,7 @@ TEST(Hostile, CoversEveryKindOfFrameItIsFor) {
 // format would hit another field, and the codec could still refuse it for
 // the same reason).
 TEST(Hostile, SpoiledFieldsAreTheOnesTheFramesName) {
+  static_assert(RTSCTS_VERSION == 3, "bad_version/version-2 below names the one before");
   struct Field {
     const char* name;  // a frame's full name, or a prefix ending in '*'
     size_t at, width;  // the field spoiled
@@ -150,7 +151,7 @@ TEST(Hostile, SpoiledFieldsAreTheOnesTheFramesName) {
     int count;         // frames expected to match
   };
   const Field fields[] = {
-      {"bad_version/version-1", 0, 1, RTSCTS_VERSION, 1},  // the format before this one
+      {"bad_version/version-2", 0, 1, RTSCTS_VERSION, 1},  // the format before this one
       {"reserved/common-*", 60, 4, 0, 6},
       {"reserved/pcsum", 46, 2, 0, 1},
       {"reserved/msg-word", 68, 4, 0, 1},
