@@ -81,9 +81,18 @@ stress() {
 note() { echo "# $1: a sent $2 super-frames, b received $3 whole"; }
 
 modprobe sch_tbf || true
-netns_setup_bridge 2 || { report 1 "two nodes on a bridge"; exit 1; }
+# A kernel without bridges (the debug kernel's config): a plain veth pair,
+# and part 3 without its bridge port.
+if modprobe -q bridge; then
+	netns_setup_bridge 2 || { report 1 "two nodes on a bridge"; exit 1; }
+	ports="pa pb"
+else
+	# shellcheck disable=SC2119 # the module's defaults
+	netns_setup || { report 1 "two nodes on a veth"; exit 1; }
+	ports=
+fi
 counters_save
-for d in va pa pb; do $ip link set dev "$d" mtu 1500; done &&
+for d in va $ports; do $ip link set dev "$d" mtu 1500; done &&
 	$ip -n b link set dev vb mtu 1500
 # Full DATA frames (type 4, frame_len 1500: 0xdc 0x05) whose pcsum (46)
 # is 0, counted and let through at vb's ingress (offsets from the frame).
@@ -92,9 +101,12 @@ $ip netns exec b $tc qdisc add dev vb ingress &&
 		u32 match u8 4 0xff at 1 match u16 0xdc05 0xffff at 4 \
 		match u16 0 0xffff at 46 action ok
 report $? "a tc u32 filter at vb's ingress counts full DATA frames with pcsum 0"
+# What the filter's action let through (its statistics: the u32 rule's
+# own counters need CONFIG_CLS_U32_PERF, which the debug kernel lacks).
 unsummed() {
 	$ip netns exec b $tc -s filter show dev vb ingress |
-		grep -oE 'success [0-9]+' | grep -oE '[0-9]+' | head -n 1
+		grep -oE 'Sent [0-9]+ bytes [0-9]+ pkt' | grep -oE '[0-9]+ pkt' |
+		grep -oE '[0-9]+' | head -n 1
 }
 
 # 1. A clean veth carries them whole.
@@ -137,7 +149,8 @@ $ip netns exec b $tc qdisc del dev vb root
 
 # 3. No checksum offload on va, then on pb alone: pcsum in software.
 bad0=$(b_iface bad_frames) u1=$(unsummed)
-for d in va pb; do
+[ -n "$ports" ] || skip "pb without checksum offload" "no bridge in this kernel"
+for d in va ${ports:+pb}; do
 	tx2=$(a_iface tx_superframes) rx2=$(b_iface rx_superframes)
 	ethtool -K "$d" tx off >/dev/null
 	report $? "ethtool -K $d tx off (no checksum offload)"
