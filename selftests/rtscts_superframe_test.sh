@@ -41,6 +41,9 @@
 #     local experimental ones (0x9000) gets no offload and sends no
 #     super-frames, and its traffic is delivered;
 #  7. nothing is left behind; the modules unload.
+# Environment: NET_MESSAGES (run-net-tests.sh's; default 10,000): each
+# phase sends one 500th of it per client (at least 4), 256 KiB .. 1 MiB
+# each.
 # Prints TAP lines; the harness fails the run on any kernel splat.
 set -u
 
@@ -52,6 +55,8 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 param=/sys/module/ptl_rtscts/parameters/superframes
 inject=$build/tools/ptl_inject/ptl_inject
 pid=79
+count=$((${NET_MESSAGES:-10000} / 500))
+((count >= 4)) || count=4
 dir=$(mktemp -d /tmp/ptl-superframe.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 
@@ -64,7 +69,7 @@ stress() {
 	local server=$!
 	sleep 0.5
 	for i in 0 1; do
-		"$stress" client --server "$nid_b:$pid" --id "$i" --count 20 \
+		"$stress" client --server "$nid_b:$pid" --id "$i" --count "$count" \
 			--min-size 256K --max-size 1M --mix put=40,ack=40,get=20 \
 			--seed $((i + 1)) --timeout-ms 60000 --quiet &
 		pids+=($!)
