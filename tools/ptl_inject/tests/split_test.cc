@@ -32,7 +32,8 @@ TEST(SplitFrames, a_frame_alone_stays_whole) {
 
 TEST(SplitFrames, a_super_frame_is_cut_into_its_frames) {
   Bytes a = Frame(RTSCTS_DATA, 1400), b = Frame(RTSCTS_ACK, 0), c = Frame(RTSCTS_DATA, 7);
-  auto frames = SplitFrames(Concat({a, b, c}));
+  Bytes packet = Concat({a, b, c});  // the spans point into it
+  auto frames = SplitFrames(packet);
   ASSERT_EQ(frames.size(), 3u);
   EXPECT_TRUE(std::equal(frames[0].begin(), frames[0].end(), a.begin(), a.end()));
   EXPECT_TRUE(std::equal(frames[1].begin(), frames[1].end(), b.begin(), b.end()));
@@ -41,7 +42,8 @@ TEST(SplitFrames, a_super_frame_is_cut_into_its_frames) {
 
 TEST(SplitFrames, an_authenticated_frame_keeps_its_tag) {
   Bytes a = Frame(RTSCTS_DATA, 64, RTSCTS_F_AUTH), b = Frame(RTSCTS_DATA, 64, RTSCTS_F_AUTH);
-  auto frames = SplitFrames(Concat({a, b}));
+  Bytes packet = Concat({a, b});
+  auto frames = SplitFrames(packet);
   ASSERT_EQ(frames.size(), 2u);
   EXPECT_EQ(frames[0].size(), a.size());
   EXPECT_EQ(frames[1].size(), b.size());
