@@ -136,8 +136,7 @@ unsigned int rtscts_chain(struct rtscts_if *rif, struct sk_buff *head,
 				     READ_ONCE(dev->gso_max_size),
 				     GSO_LEGACY_MAX_SIZE);
 	unsigned int max_segs = READ_ONCE(dev->gso_max_segs);
-	unsigned int seg_max = head->len - skb_transport_offset(head);
-	unsigned int len = head->len, segs = 1;
+	unsigned int len = head->len, frame_max = head->len, segs = 1;
 	struct sk_buff *next, *tail = NULL;
 
 	while ((next = skb_peek(q)) && segs < max_segs &&
@@ -151,7 +150,7 @@ unsigned int rtscts_chain(struct rtscts_if *rif, struct sk_buff *head,
 		len += next->len;
 		head->data_len += next->len;
 		head->truesize += next->truesize;
-		seg_max = max(seg_max, next->len - skb_transport_offset(next));
+		frame_max = max(frame_max, next->len);
 		segs++;
 	}
 	if (segs == 1)
@@ -161,8 +160,12 @@ unsigned int rtscts_chain(struct rtscts_if *rif, struct sk_buff *head,
 	if (head->ip_summed != CHECKSUM_PARTIAL)
 		head->ip_summed = CHECKSUM_UNNECESSARY;
 	skb_shinfo(head)->gso_type = SKB_GSO_FRAGLIST;
-	/* Bytes after the transport header: a frame's length on the link. */
-	skb_shinfo(head)->gso_size = seg_max;
+	/*
+	 * After the head's transport header, so that the stack's view of a
+	 * segment (skb_gso_mac_seglen) is the longest frame, link header
+	 * included.
+	 */
+	skb_shinfo(head)->gso_size = frame_max - skb_transport_offset(head);
 	skb_shinfo(head)->gso_segs = segs;
 	return segs - 1;
 }
