@@ -109,6 +109,11 @@ u32 rtscts_crc32c(u32 seed, const u8 *p, size_t n)
 	return __crc32c_le(seed, p, n);
 }
 
+/* pcsum's folded sum over the frame @skb from @start (its field) on. */
+static __sum16 rtscts_pcsum(const struct sk_buff *skb, int start)
+{
+	return csum_fold(skb_checksum(skb, start, skb->len - start, 0));
+}
 
 /* ---- sending ---- */
 
@@ -155,7 +160,7 @@ struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, size_t linear,
 void rtscts_pcsum_fill(struct sk_buff *skb)
 {
 	int start = skb_checksum_start_offset(skb);
-	__sum16 sum = csum_fold(skb_checksum(skb, start, skb->len - start, 0));
+	__sum16 sum = rtscts_pcsum(skb, start);
 
 	*(__sum16 *)(skb->data + start + skb->csum_offset) =
 		sum ?: CSUM_MANGLED_0;
@@ -320,8 +325,8 @@ static bool rtscts_check_csum(const struct sk_buff *skb,
 		return false;
 	if (f->csum_len == f->frame_len || skb->ip_summed == CHECKSUM_PARTIAL)
 		return true;
-	return !csum_fold(skb_checksum(skb, RTSCTS_PCSUM_OFF,
-				       f->frame_len - RTSCTS_PCSUM_OFF, 0));
+	/* Trimmed to frame_len (and no tag): the range sums to all ones. */
+	return !rtscts_pcsum(skb, RTSCTS_PCSUM_OFF);
 }
 
 /*
