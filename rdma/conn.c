@@ -188,14 +188,6 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	err = prd_bufs_alloc(conn);
 	if (err)
 		return err;
-	conn->cq = ib_alloc_cq(dev, conn, conn->ntx + conn->nrx +
-			       2 * PRD_RDMA_SLOTS * (PRD_RDMA_PAGES + 2), 0,
-			       IB_POLL_SOFTIRQ);
-	if (IS_ERR(conn->cq)) {
-		err = PTR_ERR(conn->cq);
-		conn->cq = NULL;
-		return err;
-	}
 	/*
 	 * Besides a SEND per send buffer: per slot, its WRITEs, a LOCAL_INV
 	 * and a REG_MR, and per sink a LOCAL_INV and a REG_MR, three times
@@ -206,11 +198,24 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	 */
 	conn->max_sge = min_t(u32, dev->attrs.max_send_sge, PRD_MAX_SGE);
 	conn->replays_local_ops = dev->ops.driver_id == RDMA_DRIVER_RXE;
-	attr.send_cq = conn->cq;
-	attr.recv_cq = conn->cq;
 	attr.cap.max_send_wr = conn->ntx + 3 * PRD_RDMA_SLOTS *
 			       (PRD_RDMA_PAGES / conn->max_sge + 3 + 2);
 	attr.cap.max_recv_wr = conn->nrx;
+	/*
+	 * A completion per work request at most, signalled or not: a QP in
+	 * error flushes every one still queued, each with a completion. So
+	 * the CQ holds both queues, and no more: it is the largest thing a
+	 * connection allocates in the driver (an entry is 64 to 128 bytes).
+	 */
+	conn->cq = ib_alloc_cq(dev, conn, attr.cap.max_send_wr +
+			       attr.cap.max_recv_wr, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(conn->cq)) {
+		err = PTR_ERR(conn->cq);
+		conn->cq = NULL;
+		return err;
+	}
+	attr.send_cq = conn->cq;
+	attr.recv_cq = conn->cq;
 	attr.cap.max_send_sge = conn->max_sge;
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;

@@ -60,7 +60,7 @@ MODULE_PARM_DESC(peer_idle_s,
 
 /*
  * What a host on the fabric can make a node hold: each connection costs a
- * QP, a CQ and about 730 KiB (Documentation/rdma-transport.md).
+ * QP, a CQ and about 2 MB (Documentation/rdma-transport.md).
  */
 unsigned int prd_max_inbound = 1024;
 module_param_named(max_inbound, prd_max_inbound, uint, 0644);
