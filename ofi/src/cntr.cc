@@ -11,12 +11,7 @@
 namespace ptl::ofi {
 
 void Cntr::Progress() {
-  std::vector<Endpoint*> eps;
-  {
-    std::lock_guard lock(mutex);
-    eps = endpoints;
-  }
-  for (Endpoint* ep : eps) ep->Progress();
+  for (Endpoint* ep : EndpointSnapshot(mutex, endpoints)) ep->Progress();
 }
 
 namespace {

@@ -17,11 +17,7 @@ void Cq::Push(const Completion& c) {
 }
 
 void Cq::Progress() {
-  std::vector<Endpoint*> eps;
-  {
-    std::lock_guard lock(mutex);
-    eps = endpoints;
-  }
+  const EndpointSnapshot eps(mutex, endpoints);
   for (Endpoint* ep : eps) ep->Progress();
   if (wait_fd) {
     const bool waits =

@@ -10,6 +10,8 @@
 #include <rdma/fi_eq.h>
 #include <rdma/providers/fi_log.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <bitset>
 #include <deque>
@@ -85,6 +87,30 @@ struct Completion {
   fi_addr_t src = FI_ADDR_NOTAVAIL;
   int err = 0;  // positive FI_E*, 0 for success
   size_t olen = 0;
+};
+
+// The endpoints bound to a CQ or counter, copied out under its lock: an
+// endpoint completes into its CQs and counters with its own lock held, so
+// they are never walked under theirs. Every poll of a CQ takes one, and a
+// CQ rarely has more than a few endpoints: those stay on the stack, so a
+// poll allocates nothing.
+class EndpointSnapshot {
+ public:
+  EndpointSnapshot(std::mutex& mutex, const std::vector<Endpoint*>& eps) {
+    std::lock_guard lock(mutex);
+    size_ = eps.size();
+    if (size_ > few_.size())
+      many_ = eps;
+    else
+      std::copy(eps.begin(), eps.end(), few_.begin());
+  }
+  Endpoint* const* begin() const { return many_.empty() ? few_.data() : many_.data(); }
+  Endpoint* const* end() const { return begin() + size_; }
+
+ private:
+  std::array<Endpoint*, 4> few_{};
+  std::vector<Endpoint*> many_;
+  size_t size_ = 0;
 };
 
 // Completions are queued here by the endpoints bound to it; reading one
