@@ -65,7 +65,12 @@ struct Op {
   bool resend = false;  // data comes from the sender's bounce buffer, asked for
   // long send
   ptl_handle_me_t rndv_me = PTL_INVALID_HANDLE;
-  Waiting wait;  // a long send, a pull, a resend asked for
+  Waiting wait;       // a long send, a pull, a resend asked for
+  bool pull = false;  // a receive whose data comes by our PtlGet
+  // Its peer was given up while the kernel still used its MD (the put's
+  // data queued, a deposit under way): the error completion waits until
+  // the kernel lets go, so the buffer is not handed back in use.
+  int gone_err = 0;
 };
 
 // A block of the overflow heap: short unexpected messages are deposited in
@@ -148,8 +153,9 @@ struct Spill {
   std::unique_ptr<char[]> data;
   size_t len = 0;
   ptl_handle_md_t md = PTL_INVALID_HANDLE;
-  uint64_t op = 0;  // its send, until SEND_END
-  Waiting wait;     // for the ACK
+  uint64_t op = 0;        // its send, until SEND_END
+  Waiting wait;           // for the ACK
+  bool released = false;  // given up on; freed once its MD may be unlinked
 };
 
 // A zero-byte get in flight to a peer something waits on (liveness.cc).
@@ -227,6 +233,7 @@ class Endpoint {
   ssize_t SendSpill(const Address& dest, ptl_pt_index_t pt, uint64_t bits, const void* buf,
                     size_t len, Op* op, bool has_data, uint64_t data);
   void FreeSpill(uint32_t cookie);
+  void FreeReleasedSpills();
   void OnOpEvent(const ptl_event_t& ev, Op* op);
   void FreeSlot(size_t slot);
   int Pull(const Unexpected& u, Op* op);
@@ -240,7 +247,8 @@ class Endpoint {
   void OnProbeEvent(const ptl_event_t& ev, uint64_t seq);
   void PeerAnswered(const Address& peer);
   void PeerGone(const Address& peer, int err);
-  void ReleaseOp(Op* op);
+  bool ReleaseOp(Op* op);
+  void FinishGone(Op* op);
   void FillFromMessage(Op* op, ptl_process_id_t src, uint64_t bits, uint64_t hdr);
   bool Lookup(fi_addr_t addr, Address* out) const;
   void Fail(const char* what, int rc);
@@ -266,6 +274,7 @@ class Endpoint {
   uint32_t next_cookie_ = 1;
   std::unordered_map<uint32_t, Spill> spills_;  // by cookie
   uint32_t next_spill_ = 0;
+  size_t released_spills_ = 0;  // spills waiting for the kernel to let go
   std::unordered_map<uint64_t, std::unique_ptr<Op>> ops_;  // in flight, by id
   uint64_t next_op_id_ = kFirstOpId;
   size_t posted_ = 0;                            // receives with an ME, each 2 events of eq_

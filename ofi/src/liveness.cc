@@ -101,6 +101,11 @@ void Endpoint::Watch() {
   const uint64_t now = NowMs();
   if (now < next_watch_ms_) return;
   next_watch_ms_ = now + WatchPeriodMs(limits_);
+  FreeReleasedSpills();  // an END event may have come before the kernel let go
+  std::vector<Op*> ending;
+  for (auto& [id, op] : ops_)
+    if (op->gone_err) ending.push_back(op.get());
+  for (Op* op : ending) FinishGone(op);
 
   std::vector<Address> gone;
   for (const auto& [key, probe] : probes_)
@@ -170,8 +175,17 @@ void Endpoint::PeerGone(const Address& peer, int err) {
   for (auto& [id, op] : ops_)
     if (op->wait.since_ms && op->wait.peer == peer) failed.push_back(op.get());
   for (Op* op : failed) {
-    ReleaseOp(op);
-    Complete(op, 0, err, 0);
+    op->wait.since_ms = 0;
+    op->gone_err = err;
+    // A pull's MD stays in use while its REPLY is awaited, which for a
+    // process that is gone is for ever: it fails now (issue 22's notes:
+    // a REPLY that still comes lands in a buffer handed back).
+    if (op->pull) {
+      ReleaseOp(op);
+      Complete(op, 0, err, 0);
+    } else {
+      FinishGone(op);
+    }
   }
   // A slot stays held: its ACK may yet come (a peer that only seemed gone)
   // and must not find the slot reused. Spills own their memory and MD.
@@ -190,12 +204,31 @@ void Endpoint::PeerGone(const Address& peer, int err) {
   }
 }
 
+namespace {
+
+// Unlinks an ME or MD unless the kernel is using it; true if it is gone.
+bool Unlink(ptl_handle_any_t* h, bool me) {
+  if (*h == PTL_INVALID_HANDLE) return true;
+  const int rc = me ? PtlMEUnlink(*h) : PtlMDUnlink(*h);
+  if (rc == PTL_ME_IN_USE || rc == PTL_MD_IN_USE) return false;
+  *h = PTL_INVALID_HANDLE;
+  return true;
+}
+
+}  // namespace
+
 // Lets go of an op's Portals objects: later events for them find nothing.
-void Endpoint::ReleaseOp(Op* op) {
-  if (op->me != PTL_INVALID_HANDLE) PtlMEUnlink(op->me);
-  if (op->rndv_me != PTL_INVALID_HANDLE) PtlMEUnlink(op->rndv_me);
-  if (op->md != PTL_INVALID_HANDLE) PtlMDUnlink(op->md);
-  op->me = op->rndv_me = op->md = PTL_INVALID_HANDLE;
+// False if the kernel still uses one (data moving): that one stays.
+bool Endpoint::ReleaseOp(Op* op) {
+  bool all = Unlink(&op->rndv_me, true);
+  all = Unlink(&op->me, true) && all;
+  return Unlink(&op->md, false) && all;
+}
+
+// An op whose peer was given up ends with its error once the kernel lets
+// go of its buffer; until then an END event may still end it as usual.
+void Endpoint::FinishGone(Op* op) {
+  if (ReleaseOp(op)) Complete(op, 0, op->gone_err, 0);
 }
 
 }  // namespace ptl::ofi

@@ -97,7 +97,10 @@ void Endpoint::OnOpEvent(const ptl_event_t& ev, Op* op) {
   if (op->kind == Op::Kind::kSend) {
     switch (ev.type) {
       case PTL_EVENT_SEND_END:
-        if (!failed) return;
+        if (!failed) {
+          if (op->gone_err) FinishGone(op);  // the put's data is out
+          return;
+        }
         break;
       case PTL_EVENT_ACK:  // a posted receive took it: withdraw the exposure
       case PTL_EVENT_GET_END:

@@ -171,17 +171,44 @@ ssize_t Endpoint::SendSpill(const Address& dest, ptl_pt_index_t pt, uint64_t bit
   return 0;
 }
 
+// Frees a spill's copy once the kernel no longer reads it. While a put of
+// it is queued or in flight in the transport its MD is in use (PtlMDUnlink
+// says PTL_MD_IN_USE), and the transport sends from these very pages: a
+// put still queued when its peer was given up (PeerGone) goes out later.
+// Freed then, the memory was reused by the allocator and the peer got its
+// contents as the message (seen with 16 ranks). So the copy stays until an
+// event of its MD, or the next watch, finds the unlink allowed.
 void Endpoint::FreeSpill(uint32_t cookie) {
   auto it = spills_.find(cookie);
   if (it == spills_.end()) return;
-  PtlMDUnlink(it->second.md);
+  Spill& sp = it->second;
+  sp.op = 0;
+  sp.wait.since_ms = 0;
+  if (PtlMDUnlink(sp.md) == PTL_MD_IN_USE) {
+    if (!sp.released) ++released_spills_;
+    sp.released = true;
+    return;
+  }
+  if (sp.released) --released_spills_;
   spills_.erase(it);
+}
+
+void Endpoint::FreeReleasedSpills() {
+  if (!released_spills_) return;
+  std::vector<uint32_t> cookies;
+  for (const auto& [cookie, sp] : spills_)
+    if (sp.released) cookies.push_back(cookie);
+  for (uint32_t cookie : cookies) FreeSpill(cookie);
 }
 
 void Endpoint::OnSpillEvent(const ptl_event_t& ev, uint32_t cookie) {
   auto it = spills_.find(cookie);
   if (it == spills_.end()) return;
   Spill& sp = it->second;
+  if (sp.released) {  // given up on: only waits for the kernel to let go
+    FreeSpill(cookie);
+    return;
+  }
   const bool failed = ev.ni_fail_type != PTL_NI_OK;
   if (ev.type == PTL_EVENT_SEND_END) {
     if (Op* op = FindOp(sp.op)) Complete(op, failed ? 0 : sp.len, failed ? FI_EIO : 0, 0);
