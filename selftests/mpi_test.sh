@@ -47,7 +47,9 @@
 #     example 65000 (veth's jumbo frames); default veth's 1500.
 #   MPI_PEER_TIMEOUT_MS: ptl_rtscts's peer_timeout_ms (10000, the module's
 #     default: with 2000 a guest starved by a loaded host gave live peers up
-#     and the ranks saw MPI_ERR_INTERN, in hpcc and at 16 ranks).
+#     and the ranks saw MPI_ERR_INTERN, in hpcc and at 16 ranks); the
+#     provider's probe timeout (FI_PTL_PROBE_TIMEOUT) is twice that, at
+#     least its default 15 s.
 #   MPI_RANKS ("2 4"), MPI_PROGRAMS (all of selftests/mpi/; "none" runs
 #   none of them), MPI_HPCC_RANKS (hpcc's, "2 4"), MPI_MCA, MPI_TIMEOUT
 #   (600 s per mpirun), MPI_TEST_SKIP (tests to skip, by key).
@@ -67,6 +69,11 @@ nodes=${MPI_NODES:-2}
 # nodes' softirqs for seconds at a time, and at 2 s the transport gave
 # peers up (msgs_failed on every node, MPI_ERR_INTERN in mpi_p2p).
 peer_timeout_ms=${MPI_PEER_TIMEOUT_MS:-10000}
+# The provider's probe timeout stays above the transport's (mpi.md,
+# "Failure"): 16 ranks with a 30 s peer timeout kept its 15 s, and every
+# rank gave every peer up at once, probes queued behind thousands of
+# requests.
+probe_timeout_ms=$((2 * peer_timeout_ms > 15000 ? 2 * peer_timeout_ms : 15000))
 hostfile=/tmp/mpi-hosts
 {
 	echo "netns-default slots=8"
@@ -83,6 +90,7 @@ if ! command -v mpirun >/dev/null || [ ! -x "$mpi_bin/mpi_p2p" ]; then
 	exit 1
 fi
 
+mpi_opts+=(-x "FI_PTL_PROBE_TIMEOUT=$probe_timeout_ms")
 if [ "$nodes" -eq 2 ]; then
 	netns_setup peer_timeout_ms="$peer_timeout_ms"
 	report $? "two nodes: ptl.ko and ptl_rtscts.ko loaded, interface 0 of each bound to its veth end"
