@@ -68,6 +68,37 @@ run_case receiver-killed "Connection timed out" kill
 run_case link-down "No route to host" link-down
 $ip link set va up
 
+# 3. A peer given up while sends to it still sit in the transport: the
+# link down, the transport's peer timeout (30 s) above the probe's (3 s).
+# 200 eager sends of 1 KiB, 128 from bounce slots and 72 spilled into
+# copies of their own, all end with an error when the provider gives the
+# receiver up; the sender then fills 800 fresh allocations of the same
+# size with 0xee. The link comes back and the transport sends what it
+# held: every message must arrive intact. Before 1407894 the provider
+# freed the spills at the give-up, the allocator handed their memory out
+# again, and the receiver got 0xee.
+params=/sys/module/ptl_rtscts/parameters
+echo 30000 >$params/peer_timeout_ms
+addr=$scratch/held.addr
+$ip netns exec b "$peer" recv "$addr" 200 1024 >"$scratch/held.recv" 2>&1 &
+receiver=$!
+for _ in $(seq 50); do [ -s "$addr" ] && break; sleep 0.1; done
+$ip link set va down
+"$peer" burst "$addr" 200 1024 >"$scratch/held.send" 2>&1 &
+sender=$!
+for _ in $(seq 300); do grep -q '^given up' "$scratch/held.send" && break; sleep 0.1; done
+grep -q '^completions: 200, 200 of them errors' "$scratch/held.send"
+report $? "held sends: all 200 end with an error when the receiver is given up"
+$ip link set va up
+wait "$receiver"
+rc=$?
+sed 's/^/# /' "$scratch/held.send" "$scratch/held.recv"
+[ $rc -eq 0 ] && grep -q '^received 200 of 200, 0 bad' "$scratch/held.recv"
+report $? "held sends: the link back, all 200 reach the receiver intact"
+kill "$sender" 2>/dev/null
+wait "$sender" 2>/dev/null
+echo 2000 >$params/peer_timeout_ms
+
 counters_back
 report $? "ptl.ko holds nothing of either process (MDs, NIs, EQs, pinned pages)"
 netns_teardown

@@ -12,6 +12,19 @@
 //                               (what the test expects), 1 on success,
 //                               2 on no completion at all, 3 on setup
 //                               errors
+//   fi_ptl_peer recv FILE N LEN posts N receives of LEN bytes (tag 1),
+//                               writes its address to FILE, waits up to
+//                               120 s for them and checks each message;
+//                               prints "received R of N, B bad"; exits 0
+//                               if all N came intact
+//   fi_ptl_peer burst FILE N LEN
+//                               sends N messages of LEN bytes (tag 1) to
+//                               that address and waits for their
+//                               completions; then allocates and fills
+//                               memory of the same size (0xee), so that
+//                               what the provider freed is reused, prints
+//                               "given up", and keeps making progress
+//                               for 60 s; exits 0 once all N completed
 //
 // FI_PROVIDER_PATH must name the provider's directory.
 #include <rdma/fabric.h>
@@ -27,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,8 +87,7 @@ Endpoint Open() {
   return e;
 }
 
-int Serve(const char* file) {
-  Endpoint e = Open();
+void WriteAddress(const Endpoint& e, const char* file) {
   unsigned char name[8];
   size_t len = sizeof(name);
   Check("fi_getname", fi_getname(&e.ep->fid, name, &len));
@@ -84,16 +97,113 @@ int Serve(const char* file) {
     out.write(reinterpret_cast<const char*>(name), static_cast<std::streamsize>(len));
   }
   std::rename(tmp.c_str(), file);  // the sender never reads half an address
-  for (;;) pause();
 }
 
-int Send(const char* file, size_t len) {
-  Endpoint e = Open();
+fi_addr_t ReadAddress(const Endpoint& e, const char* file) {
   std::ifstream in(file, std::ios::binary);
   char name[8];
   if (!in.read(name, sizeof(name))) Die("reading the peer's address", -FI_EINVAL);
   fi_addr_t peer;
   if (fi_av_insert(e.av, name, 1, &peer, 0, nullptr) != 1) Die("fi_av_insert", -FI_EINVAL);
+  return peer;
+}
+
+long long MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start)
+      .count();
+}
+
+// Message i of a burst: its index, then bytes made from it.
+std::vector<char> Message(uint32_t i, size_t len) {
+  std::vector<char> m(len);
+  for (size_t k = 0; k < len; ++k) m[k] = static_cast<char>((k * 7 + i * 13 + 1) & 0xff);
+  std::memcpy(m.data(), &i, sizeof(i));
+  return m;
+}
+
+// Completions of `cq` until `want` (errors counted apart) or `ms` pass.
+void Reap(const Endpoint& e, size_t want, long long ms, size_t* done, size_t* failed) {
+  const auto start = std::chrono::steady_clock::now();
+  while (*done < want && MsSince(start) < ms) {
+    fi_cq_tagged_entry entry{};
+    const ssize_t n = fi_cq_sread(e.cq, &entry, 1, nullptr, 100);
+    if (n == 1) {
+      ++*done;
+    } else if (n == -FI_EAVAIL) {
+      fi_cq_err_entry err{};
+      if (fi_cq_readerr(e.cq, &err, 0) != 1) Die("fi_cq_readerr", -FI_EOTHER);
+      ++*done;
+      ++*failed;
+    } else if (n != -FI_EAGAIN) {
+      Die("fi_cq_sread", n);
+    }
+  }
+}
+
+int Serve(const char* file) {
+  Endpoint e = Open();
+  WriteAddress(e, file);
+  for (;;) pause();
+}
+
+int Receive(const char* file, size_t count, size_t len) {
+  Endpoint e = Open();
+  std::vector<std::vector<char>> bufs(count, std::vector<char>(len, 0));
+  for (auto& b : bufs)
+    Check("fi_trecv", fi_trecv(e.ep, b.data(), len, nullptr, FI_ADDR_UNSPEC, 1, 0, nullptr));
+  WriteAddress(e, file);
+  size_t done = 0, failed = 0;
+  Reap(e, count, 120000, &done, &failed);
+  size_t bad = failed;
+  std::vector<bool> seen(count);
+  for (const auto& b : bufs) {
+    uint32_t i;
+    std::memcpy(&i, b.data(), sizeof(i));
+    if (i >= count || seen[i] || b != Message(i, len))
+      ++bad;
+    else
+      seen[i] = true;
+  }
+  std::printf("received %zu of %zu, %zu bad\n", done, count, bad);
+  return done == count && bad == 0 ? 0 : 1;
+}
+
+int Burst(const char* file, size_t count, size_t len) {
+  Endpoint e = Open();
+  const fi_addr_t peer = ReadAddress(e, file);
+  std::vector<std::vector<char>> msgs;
+  std::vector<fi_context> ctx(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    msgs.push_back(Message(i, len));
+    ssize_t rc;
+    while ((rc = fi_tsend(e.ep, msgs.back().data(), len, nullptr, peer, 1, &ctx[i])) == -FI_EAGAIN)
+      fi_cq_read(e.cq, nullptr, 0);
+    Check("fi_tsend", rc);
+  }
+  std::printf("sent %zu messages\n", count);
+  std::fflush(stdout);
+  size_t done = 0, failed = 0;
+  Reap(e, count, 120000, &done, &failed);
+  std::printf("completions: %zu, %zu of them errors\n", done, failed);
+  std::vector<std::unique_ptr<char[]>> junk;
+  for (size_t k = 0; k < 4 * count; ++k) {
+    junk.emplace_back(new char[len]);
+    std::memset(junk.back().get(), 0xee, len);
+  }
+  std::printf("given up\n");
+  std::fflush(stdout);
+  const auto start = std::chrono::steady_clock::now();
+  while (MsSince(start) < 60000) {
+    fi_cq_read(e.cq, nullptr, 0);
+    usleep(1000);
+  }
+  return done == count ? 0 : 1;
+}
+
+int Send(const char* file, size_t len) {
+  Endpoint e = Open();
+  const fi_addr_t peer = ReadAddress(e, file);
   std::vector<char> buf(len, 'x');
   fi_context ctx{};
   const auto start = std::chrono::steady_clock::now();
@@ -131,6 +241,12 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "serve") == 0) return Serve(argv[2]);
   if (argc == 4 && std::strcmp(argv[1], "send") == 0)
     return Send(argv[2], std::strtoull(argv[3], nullptr, 0));
-  std::fprintf(stderr, "usage: fi_ptl_peer serve FILE | send FILE LEN\n");
+  if (argc == 5 && std::strcmp(argv[1], "recv") == 0)
+    return Receive(argv[2], std::strtoull(argv[3], nullptr, 0), std::strtoull(argv[4], nullptr, 0));
+  if (argc == 5 && std::strcmp(argv[1], "burst") == 0)
+    return Burst(argv[2], std::strtoull(argv[3], nullptr, 0), std::strtoull(argv[4], nullptr, 0));
+  std::fprintf(stderr,
+               "usage: fi_ptl_peer serve FILE | send FILE LEN | recv FILE N LEN | "
+               "burst FILE N LEN\n");
   return 3;
 }
