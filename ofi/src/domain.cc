@@ -26,12 +26,18 @@ void Domain::PutEndpointIndex(int index) {
   endpoints_used.reset(static_cast<size_t>(index));
 }
 
+void Domain::Release(ptl_handle_md_t md, std::unique_ptr<char[]> mem) {
+  if (md == PTL_INVALID_HANDLE || PtlMDUnlink(md) != PTL_MD_IN_USE) return;
+  std::lock_guard lock(mutex);
+  orphans.push_back(std::move(mem));
+}
+
 namespace {
 
 int DomainClose(fid* f) {
   Domain* d = OwnerOf<Domain>(reinterpret_cast<fid_domain*>(f));
   if (d->refs.load()) return -FI_EBUSY;
-  PtlNIFini(d->ni);
+  PtlNIFini(d->ni);  // ends every message: the orphans are free to go
   fi_freeinfo(d->info);
   d->fabric->refs--;
   delete d;

@@ -93,13 +93,17 @@ void Endpoint::Close() {
   ops_.clear();
   for (auto& [peer, probe] : probes_) PtlMDUnlink(probe.md);
   probes_.clear();
-  for (auto& [cookie, spill] : spills_) PtlMDUnlink(spill.md);
+  // A put of a spill or of the bounce buffer may still sit in the
+  // transport, a heap block take a deposit: their memory goes to the
+  // domain if so (send.cc, FreeSpill).
+  for (auto& [cookie, spill] : spills_) domain_->Release(spill.md, std::move(spill.data));
   spills_.clear();
   tagged_q_.Teardown();
   msg_q_.Teardown();
   if (request_me_ != PTL_INVALID_HANDLE) PtlMEUnlink(request_me_);
   if (probe_me_ != PTL_INVALID_HANDLE) PtlMEUnlink(probe_me_);
-  if (bounce_md_ != PTL_INVALID_HANDLE) PtlMDUnlink(bounce_md_);
+  domain_->Release(bounce_md_, std::move(bounce_));
+  bounce_md_ = PTL_INVALID_HANDLE;
   if (empty_md_ != PTL_INVALID_HANDLE) PtlMDUnlink(empty_md_);
   if (eq_ != PTL_EQ_NONE) PtlEQFree(eq_);
   if (ueq_ != PTL_EQ_NONE) PtlEQFree(ueq_);

@@ -53,9 +53,15 @@ struct Domain {
   std::mutex mutex;
   std::bitset<kMaxEndpoints> endpoints_used;
   std::atomic<int> refs{0};
+  // Memory of closed endpoints that the kernel may still read or write
+  // (an MD PtlMDUnlink found in use: a put queued in the transport, a
+  // deposit under way). PtlNIFini ends all of it; freed after that.
+  std::vector<std::unique_ptr<char[]>> orphans;
 
   int TakeEndpointIndex();
   void PutEndpointIndex(int index);
+  // Frees `mem` now if its MD could be unlinked, else after PtlNIFini.
+  void Release(ptl_handle_md_t md, std::unique_ptr<char[]> mem);
 };
 int OpenDomain(fid_fabric* fabric, fi_info* info, fid_domain** out, void* context);
 

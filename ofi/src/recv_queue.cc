@@ -72,7 +72,7 @@ void RecvQueue::Teardown() {
   // PtlNIFini (the domain's close) frees what is left; unlinking here lets
   // an endpoint close while its domain lives on.
   for (auto& b : blocks_)
-    if (b->attached) PtlMDUnlink(b->md);
+    if (b->attached) ep_->domain()->Release(b->md, std::move(b->mem));
   if (catch_all_me_ != PTL_INVALID_HANDLE) PtlMEUnlink(catch_all_me_);
   if (marker_ != PTL_INVALID_HANDLE) PtlMEUnlink(marker_);
   catch_all_me_ = marker_ = PTL_INVALID_HANDLE;
