@@ -4,8 +4,10 @@
  * pml cm + mtl ofi when the ptl provider carries them), results checked
  * against what each must compute:
  *
- *  1. MPI_Barrier waits for the last rank: rank 0 enters 300 ms late, and
- *     every other rank's barrier takes at least 250 ms by its own clock;
+ *  1. MPI_Barrier waits for the last rank: rank 0 enters 1 s late, and
+ *     every other rank's barrier takes at least 0.5 s by its own clock
+ *     (the slack is for ranks that leave the barrier before it late: 16
+ *     ranks on two starved vCPUs left it up to ~100 ms apart);
  *  2. MPI_Bcast of 1 B, 4 KiB, 100 KiB and 1 MiB from every root, each
  *     byte checked;
  *  3. MPI_Reduce: MPI_SUM of 100,000 int64 and MPI_MAX of doubles to
@@ -30,13 +32,13 @@ static void test_barrier(void)
 
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0)
-		sleep_ms(300);
+		sleep_ms(1000);
 	t0 = MPI_Wtime();
 	MPI_OK(ok, MPI_Barrier(MPI_COMM_WORLD));
 	dt = MPI_Wtime() - t0;
 	if (rank)
-		CHECK(ok, dt >= 0.25, "barrier returned after %.3f s, before rank 0 entered", dt);
-	tap_result("MPI_Barrier: nobody leaves before the last rank (300 ms late) enters", ok);
+		CHECK(ok, dt >= 0.5, "barrier returned after %.3f s, before rank 0 entered", dt);
+	tap_result("MPI_Barrier: nobody leaves before the last rank (1 s late) enters", ok);
 }
 
 static void test_bcast(void)
