@@ -274,7 +274,6 @@ class Endpoint {
   uint32_t next_cookie_ = 1;
   std::unordered_map<uint32_t, Spill> spills_;  // by cookie
   uint32_t next_spill_ = 0;
-  size_t released_spills_ = 0;  // spills waiting for the kernel to let go
   std::unordered_map<uint64_t, std::unique_ptr<Op>> ops_;  // in flight, by id
   uint64_t next_op_id_ = kFirstOpId;
   size_t posted_ = 0;                            // receives with an ME, each 2 events of eq_

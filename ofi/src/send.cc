@@ -185,16 +185,14 @@ void Endpoint::FreeSpill(uint32_t cookie) {
   sp.op = 0;
   sp.wait.since_ms = 0;
   if (PtlMDUnlink(sp.md) == PTL_MD_IN_USE) {
-    if (!sp.released) ++released_spills_;
     sp.released = true;
     return;
   }
-  if (sp.released) --released_spills_;
   spills_.erase(it);
 }
 
+// Each watch walks the spills anyway (liveness.cc): no count is kept.
 void Endpoint::FreeReleasedSpills() {
-  if (!released_spills_) return;
   std::vector<uint32_t> cookies;
   for (const auto& [cookie, sp] : spills_)
     if (sp.released) cookies.push_back(cookie);
