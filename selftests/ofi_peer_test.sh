@@ -10,8 +10,10 @@
 #     the send ends with FI_ETIMEDOUT;
 #  2. the link goes down: the transport fails the probe within its peer
 #     timeout and the send ends with FI_EHOSTUNREACH.
-# Both within the probe interval plus the timeout (+4 s of slack); then
-# nothing of either process is left in ptl.ko. Prints TAP lines.
+# Both within the probe interval plus the timeout (+4 s of slack). Then
+# two cases of sends held in the transport while the link is down (3 and
+# 4 below), a receiver given up while it holds headers (5), and nothing
+# of either process is left in ptl.ko. Prints TAP lines.
 #   tools/testing/vm/run --smp 2 -- selftests/ofi_peer_test.sh
 set -u
 
@@ -68,36 +70,86 @@ run_case receiver-killed "Connection timed out" kill
 run_case link-down "No route to host" link-down
 $ip link set va up
 
-# 3. A peer given up while sends to it still sit in the transport: the
-# link down, the transport's peer timeout (30 s) above the probe's (3 s).
-# 200 eager sends of 1 KiB, 128 from bounce slots and 72 spilled into
-# copies of their own, all end with an error when the provider gives the
-# receiver up; the sender then fills 800 fresh allocations of the same
-# size with 0xee. The link comes back and the transport sends what it
-# held: every message must arrive intact. Before 1407894 the provider
-# freed the spills at the give-up, the allocator handed their memory out
-# again, and the receiver got 0xee.
+# 3. A link down for longer than the probe timeout (3 s), not for the
+# transport's peer timeout (30 s here): 200 eager sends of 1 KiB wait on
+# the receiver's ACKs and make the sender probe it, but a probe's clock
+# starts when the transport has delivered it, so nobody is given up:
+# every send completes and every message arrives intact once the link is
+# back. Before probes were timed from delivery (a get timed from its
+# issue), the probe timed out in the transport's queue and all 200 sends
+# ended with FI_ETIMEDOUT.
 params=/sys/module/ptl_rtscts/parameters
 echo 30000 >$params/peer_timeout_ms
-addr=$scratch/held.addr
-$ip netns exec b "$peer" recv "$addr" 200 1024 >"$scratch/held.recv" 2>&1 &
+held_case() {
+	local name=$1 mode=$2 addr=$scratch/$1.addr receiver sender rc
+	$ip netns exec b "$peer" recv "$addr" 200 1024 >"$scratch/$name.recv" 2>&1 &
+	receiver=$!
+	for _ in $(seq 50); do [ -s "$addr" ] && break; sleep 0.1; done
+	$ip link set va down
+	# shellcheck disable=SC2086 # $mode: no word or one
+	"$peer" burst "$addr" 200 1024 $mode >"$scratch/$name.send" 2>&1 &
+	sender=$!
+	if [ -n "$mode" ]; then
+		for _ in $(seq 100); do grep -q '^closed' "$scratch/$name.send" && break; sleep 0.1; done
+	else
+		sleep 6
+	fi
+	$ip link set va up
+	wait "$receiver"
+	rc=$?
+	[ -z "$mode" ] && for _ in $(seq 300); do grep -q '^overwritten' "$scratch/$name.send" && break; sleep 0.1; done
+	sed 's/^/# /' "$scratch/$name.send" "$scratch/$name.recv"
+	kill "$sender" 2>/dev/null
+	wait "$sender" 2>/dev/null
+	[ $rc -eq 0 ] && grep -q '^received 200 of 200, 0 bad' "$scratch/$name.recv"
+}
+held_case slow-link ""
+rc=$?
+grep -q '^completions: 200, 0 of them errors' "$scratch/slow-link.send"
+report $((rc | $?)) "link down 6 s: no peer given up, all 200 sends complete and arrive intact"
+
+# 4. The sender closes its endpoint while the transport still holds the
+# 200 sends (the link down), then fills 800 fresh allocations of their
+# size with 0xee. The link comes back and the transport sends what it
+# held: every message must arrive intact, because memory the kernel still
+# uses (bounce buffer, spilled copies) goes to the domain at the close and
+# is freed only after PtlNIFini.
+held_case closed close
+report $? "endpoint closed under held sends: all 200 arrive intact when the link is back"
+echo 2000 >$params/peer_timeout_ms
+
+# 5. A receiver given up while it still holds headers of messages whose
+# data it has not asked for: 200 eager sends of 8000 bytes to a receiver
+# that posts nothing yet. Its heap takes 64; 136 leave only their header
+# and wait at the sender in bounce slots, and in spilled copies once the
+# 128 slots are taken (8 in the first run). The link goes down until the sender's transport gives the
+# receiver up (2 s): the sender fails what waits on it and frees the
+# spills. The link comes back and the receiver posts its 200 receives:
+# the slots' data comes, and a request for a freed spill is answered
+# "gone", so every receive ends, those with FI_ECONNABORTED. The sender
+# used to ignore such a request: the receive then waited on a peer that
+# answered its probes, until one probe, timed from its issue, happened to
+# wait 3 s in the transport (the provider before session 22 ended these 8
+# with FI_ETIMEDOUT); with probes timed from delivery it would wait for
+# ever.
+addr=$scratch/late.addr go=$scratch/late.go
+$ip netns exec b "$peer" late "$addr" 200 8000 "$go" >"$scratch/late.recv" 2>&1 &
 receiver=$!
 for _ in $(seq 50); do [ -s "$addr" ] && break; sleep 0.1; done
-$ip link set va down
-"$peer" burst "$addr" 200 1024 >"$scratch/held.send" 2>&1 &
+FI_LOG_LEVEL=warn FI_LOG_PROV=ptl "$peer" burst "$addr" 200 8000 >"$scratch/late.send" 2>&1 &
 sender=$!
-for _ in $(seq 300); do grep -q '^given up' "$scratch/held.send" && break; sleep 0.1; done
-grep -q '^completions: 200, 200 of them errors' "$scratch/held.send"
-report $? "held sends: all 200 end with an error when the receiver is given up"
+for _ in $(seq 100); do grep -q '^completions' "$scratch/late.send" && break; sleep 0.1; done
+$ip link set va down
+for _ in $(seq 100); do grep -q 'is unreachable' "$scratch/late.send" && break; sleep 0.1; done
 $ip link set va up
+touch "$go"
 wait "$receiver"
-rc=$?
-sed 's/^/# /' "$scratch/held.send" "$scratch/held.recv"
-[ $rc -eq 0 ] && grep -q '^received 200 of 200, 0 bad' "$scratch/held.recv"
-report $? "held sends: the link back, all 200 reach the receiver intact"
+sed 's/^/# /' "$scratch/late.send" "$scratch/late.recv"
 kill "$sender" 2>/dev/null
 wait "$sender" 2>/dev/null
-echo 2000 >$params/peer_timeout_ms
+grep -q 'is unreachable' "$scratch/late.send" &&
+	grep -Eq '^received 200 of 200, 0 bad, ([1-9][0-9]*) errors \(\1 aborted\)' "$scratch/late.recv"
+report $? "receiver given up: every receive ends, the data of freed copies with FI_ECONNABORTED"
 
 counters_back
 report $? "ptl.ko holds nothing of either process (MDs, NIs, EQs, pinned pages)"

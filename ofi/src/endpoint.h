@@ -158,11 +158,11 @@ struct Spill {
   bool released = false;  // given up on; freed once its MD may be unlinked
 };
 
-// A zero-byte get in flight to a peer something waits on (liveness.cc).
+// A zero-byte put in flight to a peer something waits on (liveness.cc).
 struct Probe {
   uint64_t seq = 0;  // in its MD's user_ptr
   ptl_handle_md_t md = PTL_INVALID_HANDLE;
-  uint64_t sent_ms = 0;
+  uint64_t landed_ms = 0;  // its SEND_END: 0 while queued in the transport
 };
 
 // Cookies (protocol.h) of spills have this bit; slots' never do.
@@ -230,6 +230,7 @@ class Endpoint {
   void OnBounceEvent(const ptl_event_t& ev);
   void OnRequest(const ptl_event_t& ev);
   void OnSpillEvent(const ptl_event_t& ev, uint32_t cookie);
+  int AnswerGone(ptl_process_id_t requester, ptl_pt_index_t pt, uint32_t cookie);
   ssize_t SendSpill(const Address& dest, ptl_pt_index_t pt, uint64_t bits, const void* buf,
                     size_t len, Op* op, bool has_data, uint64_t data);
   void FreeSpill(uint32_t cookie);
@@ -243,7 +244,7 @@ class Endpoint {
   int AttachProbeEntry(ptl_pt_index_t request_pt);
   void Watch();
   void StartWaiting(Waiting* w, ptl_process_id_t id, unsigned ep);
-  void SendProbe(const Address& peer, uint64_t now);
+  void SendProbe(const Address& peer);
   void OnProbeEvent(const ptl_event_t& ev, uint64_t seq);
   void PeerAnswered(const Address& peer);
   void PeerGone(const Address& peer, int err);

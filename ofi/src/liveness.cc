@@ -9,15 +9,22 @@
 // (Portals 3.3 has no NACK).
 //
 // So whatever has waited probe_interval on a peer makes the endpoint probe
-// that peer: a zero-byte PtlGet of the probe entry every endpoint keeps on
-// its request portal. The peer's kernel answers it whether the peer's
-// process is running or not (application bypass), so
-//   - REPLY_END: the peer is there; what waits on it waits on, and the
-//     peer is probed again after another interval;
-//   - REPLY_END with PTL_NI_FAIL: the transport gave up on the node (dead,
+// that peer: a zero-byte PtlPut, ACK requested, to the probe entry every
+// endpoint keeps on its request portal. The peer's kernel ACKs it whether
+// the peer's process is running or not (application bypass), so
+//   - SEND_END with PTL_NI_FAIL: the transport gave up on the node (dead,
 //     or its link down for the transport's peer timeout): FI_EHOSTUNREACH;
-//   - nothing within probe_timeout: the node answers frames but the process
-//     or endpoint is gone: FI_ETIMEDOUT.
+//   - SEND_END: the probe has reached the peer's node; its clock starts;
+//   - ACK: the peer is there; what waits on it waits on, and the peer is
+//     probed again after another interval;
+//   - no ACK within probe_timeout of the SEND_END: the node answers frames
+//     but the process or endpoint is gone: FI_ETIMEDOUT.
+// The clock starts at SEND_END, not when the probe is issued: the probe
+// is a request like any other and queues in the transport behind the
+// requests issued to that peer before it (behind the request credit in
+// ptl_rtscts). Sixteen ranks each sending every other 200 messages at
+// once kept probes queued for over a minute, and a probe timed from its
+// issue then gave up peers that were there (issue 22's notes).
 // Either failure ends everything that waits on that peer with an error
 // completion and lets go of its slots and spills: no send or receive hangs
 // on a dead peer. A receive posted for a message from it still waits, as
@@ -62,8 +69,9 @@ void ForEachWaiting(std::unordered_map<uint64_t, std::unique_ptr<Op>>& ops,
 
 }  // namespace
 
-// The entry probes get: zero bytes, no events, in front of the request
-// entry (which matches everything and takes puts only).
+// The entry probes hit: zero bytes, ACKs, no events, in front of the
+// request entry (which matches every cookie and takes puts only). It also
+// answers gets: the probe of a provider before the ACKed put.
 int Endpoint::AttachProbeEntry(ptl_pt_index_t request_pt) {
   int rc = PtlMEAttach(ni(), request_pt, {PTL_NID_ANY, PTL_PID_ANY}, kProbeBits, 0, PTL_RETAIN,
                        PTL_INS_AFTER, &probe_me_);
@@ -72,7 +80,8 @@ int Endpoint::AttachProbeEntry(ptl_pt_index_t request_pt) {
   rc = PtlMDAttach(
       probe_me_,
       MakeMd(nullptr, 0, PTL_MD_THRESH_INF,
-             PTL_MD_OP_GET | PTL_MD_EVENT_START_DISABLE | PTL_MD_EVENT_END_DISABLE, 0, PTL_EQ_NONE),
+             PTL_MD_OP_PUT | PTL_MD_OP_GET | PTL_MD_EVENT_START_DISABLE | PTL_MD_EVENT_END_DISABLE,
+             0, PTL_EQ_NONE),
       PTL_RETAIN, &md);
   if (rc != PTL_OK) {
     PtlMEUnlink(probe_me_);
@@ -109,7 +118,8 @@ void Endpoint::Watch() {
 
   std::vector<Address> gone;
   for (const auto& [key, probe] : probes_)
-    if (now - probe.sent_ms >= limits_.probe_timeout_ms) gone.push_back(Unpack(key));
+    if (probe.landed_ms && now - probe.landed_ms >= limits_.probe_timeout_ms)
+      gone.push_back(Unpack(key));
   for (const Address& peer : gone) PeerGone(peer, FI_ETIMEDOUT);
 
   std::unordered_set<fi_addr_t> due;
@@ -118,19 +128,20 @@ void Endpoint::Watch() {
         !probes_.contains(Pack(w.peer)))
       due.insert(Pack(w.peer));
   });
-  for (fi_addr_t key : due) SendProbe(Unpack(key), now);
+  for (fi_addr_t key : due) SendProbe(Unpack(key));
 }
 
-void Endpoint::SendProbe(const Address& peer, uint64_t now) {
+void Endpoint::SendProbe(const Address& peer) {
   Probe p;
   p.seq = next_probe_seq_++ & (kProbeUserBit - 1);
-  p.sent_ms = now;
+  // Threshold 2: the put and its ACK (an ACK finding the MD inactive is
+  // dropped); unlinked by the ACK, or by PeerGone.
   int rc =
-      PtlMDBind(ni(), MakeMd(nullptr, 0, 1, PTL_MD_EVENT_START_DISABLE, kProbeUserBit | p.seq, eq_),
+      PtlMDBind(ni(), MakeMd(nullptr, 0, 2, PTL_MD_EVENT_START_DISABLE, kProbeUserBit | p.seq, eq_),
                 PTL_UNLINK, &p.md);
   if (rc == PTL_OK) {
     const auto pt = static_cast<ptl_pt_index_t>(peer.ep * kPtsPerEndpoint + kPtRequest);
-    rc = PtlGet(p.md, {peer.nid, peer.pid}, pt, 0, kProbeBits, 0);
+    rc = PtlPut(p.md, PTL_ACK_REQ, {peer.nid, peer.pid}, pt, 0, kProbeBits, 0, 0);
     if (rc != PTL_OK) PtlMDUnlink(p.md);
   }
   if (rc != PTL_OK) {
@@ -141,16 +152,21 @@ void Endpoint::SendProbe(const Address& peer, uint64_t now) {
 }
 
 void Endpoint::OnProbeEvent(const ptl_event_t& ev, uint64_t seq) {
-  if (ev.type != PTL_EVENT_REPLY_END) return;
+  if (ev.type != PTL_EVENT_SEND_END && ev.type != PTL_EVENT_ACK) return;
   auto it = std::find_if(probes_.begin(), probes_.end(),
                          [seq](const auto& entry) { return entry.second.seq == seq; });
   if (it == probes_.end()) return;
   const Address peer = Unpack(it->first);
-  probes_.erase(it);
-  if (ev.ni_fail_type != PTL_NI_OK)
+  if (ev.type == PTL_EVENT_SEND_END && ev.ni_fail_type == PTL_NI_OK) {
+    it->second.landed_ms = NowMs();
+    return;
+  }
+  if (ev.ni_fail_type != PTL_NI_OK) {
     PeerGone(peer, FI_EHOSTUNREACH);
-  else
-    PeerAnswered(peer);
+    return;
+  }
+  probes_.erase(it);
+  PeerAnswered(peer);
 }
 
 // The peer is there: what waits on it has a new interval before the next

@@ -126,6 +126,12 @@ void Endpoint::OnOpEvent(const ptl_event_t& ev, Op* op) {
     Complete(op, 0, FI_EIO, 0);
     return;
   }
+  if (op->resend && ev.hdr_data == kResendGone) {
+    FI_WARN(Provider(), FI_LOG_EP_DATA,
+            "endpoint %d: the sender of a message asked for again had given us up\n", index_);
+    Complete(op, 0, FI_ECONNABORTED, 0);
+    return;
+  }
   const size_t got = ev.mlength;
   if (op->rlength > got)
     Complete(op, got, FI_ETRUNC, op->rlength - got);

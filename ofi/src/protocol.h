@@ -14,8 +14,8 @@
 //   +2 rndv     a long send's buffer, exposed to its receiver's PtlGet
 //   +3 request  "send me that one again": the receiver of a short message
 //               the heap had no room for asks for its data here; in front,
-//               the probe entry, whose zero-byte get tells a peer we are
-//               there (liveness.cc)
+//               the probe entry, whose ACK of a zero-byte put tells a
+//               peer we are there (liveness.cc)
 //   +4 resend   where that data lands: an entry on the posted buffer
 //
 // Match bits of a tagged or untagged message:
@@ -69,6 +69,10 @@ inline constexpr uint64_t kHasDataBit = 1ULL << 63;
 inline constexpr unsigned kCookieShift = 32;
 inline constexpr uint64_t kCookieMask = (1ULL << 31) - 1;  // 31 bits
 inline constexpr size_t kCqDataSize = 4;
+
+// hdr_data of the answer to a request for a message its sender no longer
+// holds (it gave the requester up); a resend's hdr_data is 0.
+inline constexpr uint64_t kResendGone = 1;
 
 constexpr uint64_t MatchBits(bool is_long, unsigned sender_ep, uint64_t tag) {
   return (is_long ? kLongBit : 0) | (uint64_t{sender_ep} << kEpShift) | (tag & kTagMask);

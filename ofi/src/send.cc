@@ -221,25 +221,35 @@ void Endpoint::OnSpillEvent(const ptl_event_t& ev, uint32_t cookie) {
 void Endpoint::OnRequest(const ptl_event_t& ev) {
   if (ev.type != PTL_EVENT_PUT_END || ev.ni_fail_type != PTL_NI_OK) return;
   const auto cookie = static_cast<uint32_t>(ev.match_bits);
-  if (cookie & kSpillCookieBit) {
-    const uint64_t requester_ep = ev.hdr_data;
-    auto it = spills_.find(cookie);
-    if (it == spills_.end() || requester_ep >= kMaxEndpoints) return;
-    const auto pt = static_cast<ptl_pt_index_t>(requester_ep * kPtsPerEndpoint + kPtResend);
-    const int rc = PtlPut(it->second.md, PTL_ACK_REQ, ev.initiator, pt, 0, cookie, 0, 0);
-    if (rc != PTL_OK) Fail("resending a message", rc);
-    return;
-  }
-  const size_t slot = cookie & 0xffff;
   const uint64_t requester_ep = ev.hdr_data;
-  if (slot >= slots_.size() || requester_ep >= kMaxEndpoints) return;
-  BounceSlot& s = slots_[slot];
-  if (!s.busy || SlotCookie(slot, s.generation) != cookie) return;
-  const ptl_size_t offset = slot * limits_.eager_size;
+  if (requester_ep >= kMaxEndpoints) return;
   const auto pt = static_cast<ptl_pt_index_t>(requester_ep * kPtsPerEndpoint + kPtResend);
-  const int rc =
-      PtlPutRegion(bounce_md_, offset, s.len, PTL_ACK_REQ, ev.initiator, pt, 0, cookie, offset, 0);
+  int rc;
+  if (cookie & kSpillCookieBit) {
+    auto it = spills_.find(cookie);
+    rc = it == spills_.end()
+             ? AnswerGone(ev.initiator, pt, cookie)
+             : PtlPut(it->second.md, PTL_ACK_REQ, ev.initiator, pt, 0, cookie, 0, 0);
+  } else {
+    const size_t slot = cookie & 0xffff;
+    if (slot >= slots_.size() || !slots_[slot].busy ||
+        SlotCookie(slot, slots_[slot].generation) != cookie) {
+      rc = AnswerGone(ev.initiator, pt, cookie);
+    } else {
+      const ptl_size_t offset = slot * limits_.eager_size;
+      rc = PtlPutRegion(bounce_md_, offset, slots_[slot].len, PTL_ACK_REQ, ev.initiator, pt, 0,
+                        cookie, offset, 0);
+    }
+  }
   if (rc != PTL_OK) Fail("resending a message", rc);
+}
+
+// The message a request names is not held any more: its receiver was
+// given up (liveness.cc) and the copy freed. Saying so ends the receive
+// with an error; silence would leave it waiting on a peer that answers
+// every probe, for ever. A zero-byte put whose hdr_data no resend carries.
+int Endpoint::AnswerGone(ptl_process_id_t requester, ptl_pt_index_t pt, uint32_t cookie) {
+  return PtlPut(empty_md_, PTL_NO_ACK_REQ, requester, pt, 0, cookie, 0, kResendGone);
 }
 
 }  // namespace ptl::ofi

@@ -15,16 +15,28 @@
 //   fi_ptl_peer recv FILE N LEN posts N receives of LEN bytes (tag 1),
 //                               writes its address to FILE, waits up to
 //                               120 s for them and checks each message;
-//                               prints "received R of N, B bad"; exits 0
-//                               if all N came intact
-//   fi_ptl_peer burst FILE N LEN
+//                               prints "received R of N, B bad, E errors
+//                               (A aborted)": R completions, B of them
+//                               successes with wrong data, E error
+//                               completions, A of those FI_ECONNABORTED,
+//                               then "error <name>: K" for each error;
+//                               exits 0 if all N came intact
+//   fi_ptl_peer late FILE N LEN GO
+//                               the same, but posts the receives only
+//                               once the file GO exists
+//   fi_ptl_peer burst FILE N LEN [close]
 //                               sends N messages of LEN bytes (tag 1) to
-//                               that address and waits for their
-//                               completions; then allocates and fills
-//                               memory of the same size (0xee), so that
-//                               what the provider freed is reused, prints
-//                               "given up", and keeps making progress
-//                               for 60 s; exits 0 once all N completed
+//                               that address and waits up to 120 s for
+//                               their completions, printing "completions:
+//                               C, E of them errors"; then allocates and
+//                               fills memory of the same size (0xee), so
+//                               that what the provider freed is reused,
+//                               prints "overwritten", and keeps making
+//                               progress for 60 s; exits 0 once all N
+//                               completed. With "close": closes the
+//                               endpoint (not the domain) right after
+//                               sending, fills memory so, prints "closed"
+//                               and sleeps 60 s
 //
 // FI_PROVIDER_PATH must name the provider's directory.
 #include <rdma/fabric.h>
@@ -35,11 +47,13 @@
 #include <rdma/fi_tagged.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -122,8 +136,10 @@ std::vector<char> Message(uint32_t i, size_t len) {
   return m;
 }
 
-// Completions of `cq` until `want` (errors counted apart) or `ms` pass.
-void Reap(const Endpoint& e, size_t want, long long ms, size_t* done, size_t* failed) {
+// Completions of `cq` until `want` (errors counted apart, and by error in
+// *by_err if given) or `ms` pass.
+void Reap(const Endpoint& e, size_t want, long long ms, size_t* done, size_t* failed,
+          std::map<int, size_t>* by_err = nullptr) {
   const auto start = std::chrono::steady_clock::now();
   while (*done < want && MsSince(start) < ms) {
     fi_cq_tagged_entry entry{};
@@ -135,6 +151,7 @@ void Reap(const Endpoint& e, size_t want, long long ms, size_t* done, size_t* fa
       if (fi_cq_readerr(e.cq, &err, 0) != 1) Die("fi_cq_readerr", -FI_EOTHER);
       ++*done;
       ++*failed;
+      if (by_err) ++(*by_err)[err.err];
     } else if (n != -FI_EAGAIN) {
       Die("fi_cq_sread", n);
     }
@@ -147,29 +164,58 @@ int Serve(const char* file) {
   for (;;) pause();
 }
 
-int Receive(const char* file, size_t count, size_t len) {
+// With `go`: the receives are posted only once that file exists; until
+// then the messages arrive unexpected.
+int Receive(const char* file, size_t count, size_t len, const char* go) {
   Endpoint e = Open();
   std::vector<std::vector<char>> bufs(count, std::vector<char>(len, 0));
-  for (auto& b : bufs)
-    Check("fi_trecv", fi_trecv(e.ep, b.data(), len, nullptr, FI_ADDR_UNSPEC, 1, 0, nullptr));
+  auto post = [&] {
+    for (auto& b : bufs)
+      Check("fi_trecv", fi_trecv(e.ep, b.data(), len, nullptr, FI_ADDR_UNSPEC, 1, 0, nullptr));
+  };
+  if (!go) post();
   WriteAddress(e, file);
+  if (go) {
+    while (access(go, F_OK) != 0) {
+      fi_cq_read(e.cq, nullptr, 0);
+      usleep(10000);
+    }
+    post();
+  }
   size_t done = 0, failed = 0;
-  Reap(e, count, 120000, &done, &failed);
-  size_t bad = failed;
+  std::map<int, size_t> by_err;
+  Reap(e, count, 120000, &done, &failed, &by_err);
+  size_t wrong = 0;
   std::vector<bool> seen(count);
   for (const auto& b : bufs) {
     uint32_t i;
     std::memcpy(&i, b.data(), sizeof(i));
     if (i >= count || seen[i] || b != Message(i, len))
-      ++bad;
+      ++wrong;
     else
       seen[i] = true;
   }
-  std::printf("received %zu of %zu, %zu bad\n", done, count, bad);
-  return done == count && bad == 0 ? 0 : 1;
+  // Buffers without a message: the receives that ended with an error and
+  // those that did not end. The rest of the wrong ones are bad.
+  const size_t bad = wrong - std::min(wrong, failed + (count - done));
+  std::printf("received %zu of %zu, %zu bad, %zu errors (%zu aborted)\n", done, count, bad, failed,
+              by_err[FI_ECONNABORTED]);
+  for (const auto& [err, n] : by_err)
+    if (n) std::printf("error %s: %zu\n", fi_strerror(err), n);
+  return done == count && bad == 0 && failed == 0 ? 0 : 1;
 }
 
-int Burst(const char* file, size_t count, size_t len) {
+// Allocates and fills memory of the size of the messages, so that what the
+// provider freed is handed out again and overwritten.
+void Overwrite(size_t count, size_t len) {
+  std::vector<std::unique_ptr<char[]>> junk;
+  for (size_t k = 0; k < 4 * count; ++k) {
+    junk.emplace_back(new char[len]);
+    std::memset(junk.back().get(), 0xee, len);
+  }
+}
+
+int Burst(const char* file, size_t count, size_t len, bool close) {
   Endpoint e = Open();
   const fi_addr_t peer = ReadAddress(e, file);
   std::vector<std::vector<char>> msgs;
@@ -183,15 +229,21 @@ int Burst(const char* file, size_t count, size_t len) {
   }
   std::printf("sent %zu messages\n", count);
   std::fflush(stdout);
+  if (close) {
+    // The endpoint goes while the sends are in flight; the domain (the
+    // Portals NI, whose transport still holds them) stays.
+    Check("fi_close(ep)", fi_close(&e.ep->fid));
+    Overwrite(count, len);
+    std::printf("closed\n");
+    std::fflush(stdout);
+    sleep(60);
+    return 0;
+  }
   size_t done = 0, failed = 0;
   Reap(e, count, 120000, &done, &failed);
   std::printf("completions: %zu, %zu of them errors\n", done, failed);
-  std::vector<std::unique_ptr<char[]>> junk;
-  for (size_t k = 0; k < 4 * count; ++k) {
-    junk.emplace_back(new char[len]);
-    std::memset(junk.back().get(), 0xee, len);
-  }
-  std::printf("given up\n");
+  Overwrite(count, len);
+  std::printf("overwritten\n");
   std::fflush(stdout);
   const auto start = std::chrono::steady_clock::now();
   while (MsSince(start) < 60000) {
@@ -242,11 +294,18 @@ int main(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[1], "send") == 0)
     return Send(argv[2], std::strtoull(argv[3], nullptr, 0));
   if (argc == 5 && std::strcmp(argv[1], "recv") == 0)
-    return Receive(argv[2], std::strtoull(argv[3], nullptr, 0), std::strtoull(argv[4], nullptr, 0));
-  if (argc == 5 && std::strcmp(argv[1], "burst") == 0)
-    return Burst(argv[2], std::strtoull(argv[3], nullptr, 0), std::strtoull(argv[4], nullptr, 0));
-  std::fprintf(stderr,
-               "usage: fi_ptl_peer serve FILE | send FILE LEN | recv FILE N LEN | "
-               "burst FILE N LEN\n");
+    return Receive(argv[2], std::strtoull(argv[3], nullptr, 0), std::strtoull(argv[4], nullptr, 0),
+                   nullptr);
+  if (argc == 6 && std::strcmp(argv[1], "late") == 0)
+    return Receive(argv[2], std::strtoull(argv[3], nullptr, 0), std::strtoull(argv[4], nullptr, 0),
+                   argv[5]);
+  const bool close = argc == 6 && std::strcmp(argv[5], "close") == 0;
+  if ((argc == 5 || close) && std::strcmp(argv[1], "burst") == 0)
+    return Burst(argv[2], std::strtoull(argv[3], nullptr, 0), std::strtoull(argv[4], nullptr, 0),
+                 close);
+  std::fprintf(
+      stderr,
+      "usage: fi_ptl_peer serve FILE | send FILE LEN | recv FILE N LEN | late FILE N LEN GO | "
+      "burst FILE N LEN [close]\n");
   return 3;
 }
