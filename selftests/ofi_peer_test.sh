@@ -151,6 +151,30 @@ grep -q 'is unreachable' "$scratch/late.send" &&
 	grep -Eq '^received 200 of 200, 0 bad, ([1-9][0-9]*) errors \(\1 aborted\)' "$scratch/late.recv"
 report $? "receiver given up: every receive ends, the data of freed copies with FI_ECONNABORTED"
 
+# 6. A sender gone before its receiver pulls: a 64 KiB send (long: the
+# receiver keeps its header and pulls the data) to a receiver that posts
+# nothing yet; the sender's process is killed; then the receiver posts its
+# receive. The pull's get is dropped at the sender's node, the receiver's
+# probes go unanswered, and the receive ends with FI_ETIMEDOUT, its buffer
+# handed back once the kernel lets go of its MD (a REPLY that came later
+# would be dropped, not written into it).
+addr=$scratch/pull.addr go=$scratch/pull.go
+FI_LOG_LEVEL=warn FI_LOG_PROV=ptl $ip netns exec b "$peer" late "$addr" 1 65536 "$go" >"$scratch/pull.recv" 2>&1 &
+receiver=$!
+for _ in $(seq 50); do [ -s "$addr" ] && break; sleep 0.1; done
+"$peer" send "$addr" 65536 >"$scratch/pull.send" 2>&1 &
+sender=$!
+for _ in $(seq 50); do grep -q '^sent' "$scratch/pull.send" && break; sleep 0.1; done
+sleep 0.5 # the header is at the receiver
+kill -KILL "$sender"
+wait "$sender" 2>/dev/null
+touch "$go"
+wait "$receiver"
+sed 's/^/# /' "$scratch/pull.recv"
+grep -q '^received 1 of 1, 0 bad, 1 errors' "$scratch/pull.recv" &&
+	grep -q '^error Connection timed out: 1' "$scratch/pull.recv"
+report $? "sender gone before the pull: the receive ends with FI_ETIMEDOUT"
+
 counters_back
 report $? "ptl.ko holds nothing of either process (MDs, NIs, EQs, pinned pages)"
 netns_teardown

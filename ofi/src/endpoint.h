@@ -65,11 +65,12 @@ struct Op {
   bool resend = false;  // data comes from the sender's bounce buffer, asked for
   // long send
   ptl_handle_me_t rndv_me = PTL_INVALID_HANDLE;
-  Waiting wait;       // a long send, a pull, a resend asked for
-  bool pull = false;  // a receive whose data comes by our PtlGet
+  Waiting wait;  // a long send, a pull, a resend asked for
   // Its peer was given up while the kernel still used its MD (the put's
-  // data queued, a deposit under way): the error completion waits until
-  // the kernel lets go, so the buffer is not handed back in use.
+  // data queued, a deposit under way, a pull's get not yet sent or its
+  // REPLY's sink still registered in ptl_rdma): the error completion
+  // waits until the kernel lets go, so the buffer is not handed back in
+  // use. Once unlinked, a late REPLY is dropped by the MD's generation.
   int gone_err = 0;
 };
 

@@ -193,15 +193,7 @@ void Endpoint::PeerGone(const Address& peer, int err) {
   for (Op* op : failed) {
     op->wait.since_ms = 0;
     op->gone_err = err;
-    // A pull's MD stays in use while its REPLY is awaited, which for a
-    // process that is gone is for ever: it fails now (issue 22's notes:
-    // a REPLY that still comes lands in a buffer handed back).
-    if (op->pull) {
-      ReleaseOp(op);
-      Complete(op, 0, err, 0);
-    } else {
-      FinishGone(op);
-    }
+    FinishGone(op);
   }
   // A slot stays held: its ACK may yet come (a peer that only seemed gone)
   // and must not find the slot reused. Spills own their memory and MD.

@@ -114,7 +114,6 @@ int Endpoint::Pull(const Unexpected& u, Op* op) {
   const size_t n = std::min(op->len, u.rlength);
   ptl_md_t md = RecvMd(op->buf, n, 1, op->id, eq_);
   md.options = 0;  // REPLY_START: the transport carries it from there
-  op->pull = true;
   int rc = PtlMDBind(ni(), md, PTL_UNLINK, &op->md);
   if (rc != PTL_OK) return rc;
   const auto pt = static_cast<ptl_pt_index_t>(BitsEndpoint(u.bits) * kPtsPerEndpoint + kPtRndv);
