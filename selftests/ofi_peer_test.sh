@@ -77,7 +77,7 @@ $ip link set va up
 # every send completes and every message arrives intact once the link is
 # back. Before probes were timed from delivery (a get timed from its
 # issue), the probe timed out in the transport's queue and all 200 sends
-# ended with FI_ETIMEDOUT.
+# ended with an error.
 params=/sys/module/ptl_rtscts/parameters
 echo 30000 >$params/peer_timeout_ms
 held_case() {
@@ -122,9 +122,9 @@ echo 2000 >$params/peer_timeout_ms
 # data it has not asked for: 200 eager sends of 8000 bytes to a receiver
 # that posts nothing yet. Its heap takes 64; 136 leave only their header
 # and wait at the sender in bounce slots, and in spilled copies once the
-# 128 slots are taken (8 in the first run). The link goes down until the sender's transport gives the
-# receiver up (2 s): the sender fails what waits on it and frees the
-# spills. The link comes back and the receiver posts its 200 receives:
+# 128 slots are taken (8 in the first run). The link goes down until the
+# sender's transport gives the receiver up (2 s): the sender fails what
+# waits on it and frees the spills. The link comes back and the receiver posts its 200 receives:
 # the slots' data comes, and a request for a freed spill is answered
 # "gone", so every receive ends, those with FI_ECONNABORTED. The sender
 # used to ignore such a request: the receive then waited on a peer that
