@@ -46,10 +46,10 @@ run_case() {
 	local name=$1 expected=$2 action=$3 server sender addr=$scratch/$1.addr out=$scratch/$1.out
 	$ip netns exec b "$peer" serve "$addr" &
 	server=$!
-	for _ in $(seq 50); do [ -s "$addr" ] && break; sleep 0.1; done
+	wait_for 5 test -s "$addr"
 	"$peer" send "$addr" 65536 >"$out" 2>&1 &
 	sender=$!
-	for _ in $(seq 50); do grep -q '^sent' "$out" && break; sleep 0.1; done
+	wait_for 5 grep -q '^sent' "$out"
 	sleep 1 # the send waits on the receiver now
 	case $action in
 	kill) kill -KILL "$server" ;;
@@ -84,20 +84,20 @@ held_case() {
 	local name=$1 mode=$2 addr=$scratch/$1.addr receiver sender rc
 	$ip netns exec b "$peer" recv "$addr" 200 1024 >"$scratch/$name.recv" 2>&1 &
 	receiver=$!
-	for _ in $(seq 50); do [ -s "$addr" ] && break; sleep 0.1; done
+	wait_for 5 test -s "$addr"
 	$ip link set va down
 	# shellcheck disable=SC2086 # $mode: no word or one
 	"$peer" burst "$addr" 200 1024 $mode >"$scratch/$name.send" 2>&1 &
 	sender=$!
 	if [ -n "$mode" ]; then
-		for _ in $(seq 100); do grep -q '^closed' "$scratch/$name.send" && break; sleep 0.1; done
+		wait_for 10 grep -q '^closed' "$scratch/$name.send"
 	else
 		sleep 6
 	fi
 	$ip link set va up
 	wait "$receiver"
 	rc=$?
-	[ -z "$mode" ] && for _ in $(seq 300); do grep -q '^overwritten' "$scratch/$name.send" && break; sleep 0.1; done
+	[ -z "$mode" ] && wait_for 30 grep -q '^overwritten' "$scratch/$name.send"
 	sed 's/^/# /' "$scratch/$name.send" "$scratch/$name.recv"
 	kill "$sender" 2>/dev/null
 	wait "$sender" 2>/dev/null
@@ -135,12 +135,12 @@ echo 2000 >$params/peer_timeout_ms
 addr=$scratch/late.addr go=$scratch/late.go
 $ip netns exec b "$peer" late "$addr" 200 8000 "$go" >"$scratch/late.recv" 2>&1 &
 receiver=$!
-for _ in $(seq 50); do [ -s "$addr" ] && break; sleep 0.1; done
+wait_for 5 test -s "$addr"
 FI_LOG_LEVEL=warn FI_LOG_PROV=ptl "$peer" burst "$addr" 200 8000 >"$scratch/late.send" 2>&1 &
 sender=$!
-for _ in $(seq 100); do grep -q '^completions' "$scratch/late.send" && break; sleep 0.1; done
+wait_for 10 grep -q '^completions' "$scratch/late.send"
 $ip link set va down
-for _ in $(seq 100); do grep -q 'is unreachable' "$scratch/late.send" && break; sleep 0.1; done
+wait_for 10 grep -q 'is unreachable' "$scratch/late.send"
 $ip link set va up
 touch "$go"
 wait "$receiver"
@@ -161,10 +161,10 @@ report $? "receiver given up: every receive ends, the data of freed copies with 
 addr=$scratch/pull.addr go=$scratch/pull.go
 FI_LOG_LEVEL=warn FI_LOG_PROV=ptl $ip netns exec b "$peer" late "$addr" 1 65536 "$go" >"$scratch/pull.recv" 2>&1 &
 receiver=$!
-for _ in $(seq 50); do [ -s "$addr" ] && break; sleep 0.1; done
+wait_for 5 test -s "$addr"
 "$peer" send "$addr" 65536 >"$scratch/pull.send" 2>&1 &
 sender=$!
-for _ in $(seq 50); do grep -q '^sent' "$scratch/pull.send" && break; sleep 0.1; done
+wait_for 5 grep -q '^sent' "$scratch/pull.send"
 sleep 0.5 # the header is at the receiver
 kill -KILL "$sender"
 wait "$sender" 2>/dev/null
