@@ -38,7 +38,8 @@ KSRC_DIR := $(BUILD)/linux-tools
 
 # Tests, and helper programs of test scripts (not run on their own).
 SELFTEST_SRCS := $(wildcard selftests/*_test.c) selftests/rtscts_putmany.c \
-	selftests/rtscts_putsink.c selftests/rtscts_flood.c selftests/rtscts_getsrc.c
+	selftests/rtscts_putsink.c selftests/rtscts_flood.c selftests/rtscts_getsrc.c \
+	selftests/rtscts_pingack.c
 SELFTEST_BINS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_SRCS))
 SELFTEST_CFLAGS := -O2 -g -Wall -Werror -pthread -isystem $(KSRC_DIR) \
 	-I$(TOP)/uapi -I$(TOP)/ulib/include

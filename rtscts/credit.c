@@ -120,7 +120,7 @@ void rtscts_credit_fill(struct rtscts_peer *peer, struct rtscts_frame *f)
 bool rtscts_credit_is_request(const struct sk_buff *skb,
 			      const struct rtscts_frame *f)
 {
-	u8 type = ptl_wire_type(skb->data + f->hdr_len - PTL_WIRE_HDR_LEN);
+	u8 type = ptl_wire_type(skb->data + RTSCTS_PTL_HDR_OFF);
 
 	return type == PTL_MSG_PUT || type == PTL_MSG_GET ||
 	       type == PTL_MSG_GETPUT;

@@ -337,12 +337,12 @@ static bool rtscts_check_csum(const struct sk_buff *skb,
 static int rtscts_check(struct rtscts_if *rif, struct sk_buff *skb,
 			struct rtscts_frame *f)
 {
-	u16 hdr_len;
+	u32 hdr_len;
 	int err;
 
 	if (!pskb_may_pull(skb, RTSCTS_HDR_LEN))
 		return RTSCTS_FRAME_ESHORT;
-	hdr_len = rtscts_hdr_len(skb->data[1]);
+	hdr_len = rtscts_frame_hdr_len(skb->data);
 	if (hdr_len && !pskb_may_pull(skb, hdr_len))
 		return RTSCTS_FRAME_ESHORT;
 	err = rtscts_frame_decode(skb->data, skb_headlen(skb), skb->len, f);

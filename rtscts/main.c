@@ -70,7 +70,7 @@ MODULE_PARM_DESC(max_rto_ms, "Largest retransmission timeout (default 1000)");
 unsigned int rtscts_ack_delay_us = 50;
 module_param_named(ack_delay_us, rtscts_ack_delay_us, uint, 0644);
 MODULE_PARM_DESC(ack_delay_us,
-		 "Wait this long for a frame to carry the acknowledgement of a message before sending one alone (default 50; 0: at once)");
+		 "Wait this long for a frame to carry the acknowledgement of a message, or a Portals ACK, before sending it alone (default 50; 0: at once)");
 
 unsigned int rtscts_ooo_max_kb = 65536;
 module_param_named(ooo_max_kb, rtscts_ooo_max_kb, uint, 0644);

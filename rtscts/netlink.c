@@ -46,6 +46,7 @@ int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		PTL_STAT_PEERS_FORGOTTEN, PTL_STAT_NO_DST_INC,
 		PTL_STAT_CREDIT_WAITS, PTL_STAT_CREDIT_REFUSED,
 		PTL_STAT_TX_SUPERFRAMES, PTL_STAT_RX_SUPERFRAMES,
+		PTL_STAT_TX_RIDERS, PTL_STAT_RX_RIDERS,
 	};
 	struct rtscts_if *rif = ptl_binding_priv(b);
 	struct rtscts_census census;

@@ -172,6 +172,7 @@ static struct rtscts_peer *rtscts_peer_alloc(struct rtscts_if *rif, u32 nid,
 	INIT_LIST_HEAD(&peer->txq_begun);
 	INIT_LIST_HEAD(&peer->rspq);
 	INIT_LIST_HEAD(&peer->rspq_short);
+	INIT_LIST_HEAD(&peer->rspq_held);
 	INIT_LIST_HEAD(&peer->await_cts);
 	INIT_LIST_HEAD(&peer->wait_acks);
 	INIT_LIST_HEAD(&peer->rx_msgs);
@@ -431,6 +432,7 @@ void rtscts_peer_reset_rx(struct rtscts_peer *peer)
 {
 	rtscts_fail_rx(peer);
 	rtscts_ooo_purge(peer);
+	peer->rx_riders_done = 0;
 }
 
 /**

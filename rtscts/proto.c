@@ -49,7 +49,10 @@ void rtscts_queue_msg(struct rtscts_peer *peer, struct ptl_msg *msg)
 	mcb->state = RTSCTS_M_QUEUED;
 	if (!rtscts_busy(peer))
 		peer->last_progress = jiffies;
-	list_add_tail(&mcb->node, rtscts_tx_queue(peer, mcb));
+	if (rtscts_may_ride(mcb))
+		rtscts_hold(peer, mcb);
+	else
+		list_add_tail(&mcb->node, rtscts_tx_queue(peer, mcb));
 	peer->nmsgs++;
 	peer->st.msgs_tx++;
 	if (mcb->rts) {
@@ -105,7 +108,7 @@ int rtscts_send(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp)
 }
 
 /* @msg is done: @fail says how. It leaves every list of @peer. */
-static void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg,
+void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg,
 			   u32 fail)
 {
 	struct rtscts_mcb *mcb = rtscts_mcb(msg);
@@ -221,7 +224,9 @@ static struct sk_buff *rtscts_build_one(struct rtscts_peer *peer,
 		.length = txf->cts_len,
 		.offset = txf->off,
 	};
-	u16 hdr_len = rtscts_hdr_len(txf->type);
+	u16 riders_off = rtscts_hdr_len(txf->type);
+	/* At most 8 riders: no overflow of a u16. */
+	u16 hdr_len = riders_off + txf->nriders * RTSCTS_RIDER_LEN;
 	size_t linear;
 	struct sk_buff *skb;
 
@@ -230,6 +235,7 @@ static struct sk_buff *rtscts_build_one(struct rtscts_peer *peer,
 	/* The end of a message, and a CTS, are acknowledged at once. */
 	if (txf->last || txf->type == RTSCTS_CTS)
 		f.flags |= RTSCTS_F_ACK_REQ;
+	f.riders = txf->nriders;
 	/* At most RTSCTS_MAX_FRAME: rtscts_alloc_skb() refuses more. */
 	if (check_add_overflow((size_t)hdr_len, copy ? (size_t)txf->len : 0,
 			       &linear))
@@ -239,8 +245,9 @@ static struct sk_buff *rtscts_build_one(struct rtscts_peer *peer,
 		return NULL;
 	skb_put(skb, hdr_len);
 	if (txf->type == RTSCTS_MSG || txf->type == RTSCTS_RTS)
-		memcpy(skb->data + hdr_len - PTL_WIRE_HDR_LEN,
-		       ptl_msg_hdr(txf->msg), PTL_WIRE_HDR_LEN);
+		memcpy(skb->data + RTSCTS_PTL_HDR_OFF, ptl_msg_hdr(txf->msg),
+		       PTL_WIRE_HDR_LEN);
+	rtscts_riders_copy(txf, skb->data + riders_off);
 	/* frame_len is 16 bits: a longer frame is never sent. */
 	if (rtscts_add_payload(txf, skb, copy) ||
 	    skb->len > RTSCTS_MAX_FRAME ||
@@ -278,6 +285,7 @@ void rtscts_frame_acked(struct rtscts_peer *peer, struct rtscts_txf *txf)
 {
 	struct rtscts_mcb *mcb;
 
+	rtscts_riders_acked(peer, txf);
 	if (!txf->msg)
 		return;
 	mcb = rtscts_mcb(txf->msg);
@@ -303,8 +311,8 @@ static void rtscts_detach_frames(struct rtscts_peer *peer,
  * A message that has all its payload ends; its response is queued. A
  * @request gives its credit back now, or when that response is done.
  */
-static void rtscts_rx_complete(struct rtscts_peer *peer, struct ptl_msg *msg,
-			       bool request, u32 fail)
+void rtscts_rx_complete(struct rtscts_peer *peer, struct ptl_msg *msg,
+			bool request, u32 fail)
 {
 	struct ptl_msg *resp = ptl_rx_done(msg, fail);
 
@@ -345,9 +353,8 @@ static struct ptl_msg *rtscts_rx_hdr(struct rtscts_peer *peer,
 {
 	struct ptl_msg *msg;
 
-	msg = rtscts_rx_start(peer, skb->data + f->hdr_len -
-			      PTL_WIRE_HDR_LEN, f->payload_len,
-			      f->type == RTSCTS_RTS, plan);
+	msg = rtscts_rx_start(peer, skb->data + RTSCTS_PTL_HDR_OFF,
+			      f->payload_len, f->type == RTSCTS_RTS, plan);
 	if (IS_ERR(msg))
 		return msg;
 	peer->st.msgs_rx++;
@@ -484,17 +491,21 @@ out:
 bool rtscts_deliver(struct rtscts_peer *peer, struct sk_buff *skb,
 		    const struct rtscts_frame *f)
 {
-	bool request;
+	bool request = false;
 
-	switch (f->type) {
-	case RTSCTS_MSG:
-	case RTSCTS_RTS:
+	if (f->type == RTSCTS_MSG || f->type == RTSCTS_RTS) {
 		request = rtscts_credit_is_request(skb, f);
 		if (request && !rtscts_credit_may_take(peer))
 			return false;
-		return f->type == RTSCTS_MSG ?
-		       rtscts_rx_msg(peer, skb, f, request) :
-		       rtscts_rx_rts(peer, skb, f, request);
+	}
+	/* Riders first: the frame may still be refused after them. */
+	if (f->riders && !rtscts_rx_riders(peer, skb, f))
+		return false;
+	switch (f->type) {
+	case RTSCTS_MSG:
+		return rtscts_rx_msg(peer, skb, f, request);
+	case RTSCTS_RTS:
+		return rtscts_rx_rts(peer, skb, f, request);
 	case RTSCTS_CTS:
 		rtscts_rx_cts(peer, f);
 		consume_skb(skb);
@@ -545,6 +556,7 @@ void rtscts_fail_msgs(struct rtscts_peer *peer, bool rx_too)
 		list_del(&txf->node);
 		rtscts_txf_free(txf);
 	}
+	rtscts_fail_list(peer, &peer->rspq_held);
 	rtscts_fail_list(peer, &peer->rspq_short);
 	rtscts_fail_list(peer, &peer->rspq);
 	rtscts_fail_list(peer, &peer->txq);

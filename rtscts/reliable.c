@@ -421,12 +421,18 @@ void rtscts_push(struct rtscts_peer *peer, struct sk_buff_head *xq)
 	}
 	while (peer->ninflight < limit) {
 		txf = rtscts_next_frame(peer);
-		if (!txf)
-			break;
+		if (!txf) {
+			/* Nothing to ride on: the first rider carries them. */
+			if (!rtscts_held_due(peer))
+				break;
+			rtscts_unhold_one(peer);
+			continue;
+		}
 		txf->seq = peer->snd_nxt++;
 		txf->sent_ns = ktime_get_ns();
 		list_add_tail(&txf->node, &peer->inflight);
 		peer->ninflight++;
+		rtscts_riders_board(peer, txf);
 		/* A frame that cannot be built now goes out on a timeout. */
 		skb = rtscts_build(peer, txf);
 		if (skb)
@@ -551,6 +557,7 @@ static bool rtscts_in_order(struct rtscts_peer *peer, struct sk_buff *skb,
 		return false;
 	}
 	peer->rcv_nxt++;
+	peer->rx_riders_done = 0;
 	peer->ooo_since = jiffies;	/* the gap ahead, if any, is younger */
 	if (++peer->rx_unacked >= RTSCTS_ACK_EVERY)
 		peer->ack_now = true;

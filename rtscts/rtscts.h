@@ -192,9 +192,11 @@ struct rtscts_peer {
 	struct list_head txq_begun;	/* ... whose header went, data to go */
 	struct list_head rspq;		/* responses with frames to make */
 	struct list_head rspq_short;	/* ... whole in one frame: first */
+	struct list_head rspq_held;	/* ... without payload: riders */
 	struct list_head await_cts;	/* RTS out, waiting for the CTS */
 	struct list_head wait_acks;	/* every frame out, not all acked */
-	u32 nmsgs;			/* messages on the seven lists above */
+	bool held_due;			/* the riders' wait is over (riders.c) */
+	u32 nmsgs;			/* messages on the eight lists above */
 	u32 tx_open;			/* ... open at the peer (open.c) */
 	u32 tx_reqs;			/* request headers framed on tx_stream */
 	u32 tx_grant;			/* ... below which it takes them */
@@ -211,6 +213,7 @@ struct rtscts_peer {
 	u32 rx_reqs_done;		/* ... and done with */
 	u32 grant_sent;			/* the grant our last frame carried */
 	u16 rx_unacked;
+	u8 rx_riders_done;		/* of the frame at rcv_nxt (riders.c) */
 	bool ack_now;			/* answer with the next frames out */
 	bool ack_delayed;		/* ack_timer will answer */
 	struct hrtimer ack_timer;
@@ -239,6 +242,8 @@ struct rtscts_txf {
 	bool sacked;
 	bool retransmitted;
 	bool last;			/* last frame of its message */
+	u8 nriders;
+	struct ptl_msg *riders[RTSCTS_MAX_RIDERS];	/* riders.c */
 };
 
 enum rtscts_mstate {
@@ -450,9 +455,23 @@ void rtscts_timer_arm(struct rtscts_peer *peer);
 void rtscts_ack_soon(struct rtscts_peer *peer);
 enum hrtimer_restart rtscts_ack_timer_fn(struct hrtimer *t);
 
+/* riders.c */
+bool rtscts_may_ride(const struct rtscts_mcb *mcb);
+void rtscts_hold(struct rtscts_peer *peer, struct rtscts_mcb *mcb);
+bool rtscts_held_due(struct rtscts_peer *peer);
+void rtscts_unhold_one(struct rtscts_peer *peer);
+void rtscts_riders_board(struct rtscts_peer *peer, struct rtscts_txf *txf);
+void rtscts_riders_copy(const struct rtscts_txf *txf, u8 *dst);
+void rtscts_riders_acked(struct rtscts_peer *peer, struct rtscts_txf *txf);
+bool rtscts_rx_riders(struct rtscts_peer *peer, struct sk_buff *skb,
+		      const struct rtscts_frame *f);
+
 /* proto.c */
 int rtscts_send(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp);
 void rtscts_queue_msg(struct rtscts_peer *peer, struct ptl_msg *msg);
+void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg, u32 fail);
+void rtscts_rx_complete(struct rtscts_peer *peer, struct ptl_msg *msg,
+			bool request, u32 fail);
 struct sk_buff *rtscts_build(struct rtscts_peer *peer, struct rtscts_txf *txf);
 struct rtscts_txf *rtscts_next_frame(struct rtscts_peer *peer);
 void rtscts_frame_acked(struct rtscts_peer *peer, struct rtscts_txf *txf);

@@ -26,7 +26,8 @@ enum {
 	F_PCSUM = RTSCTS_PCSUM_OFF,
 	F_SACK = 48,
 	F_GRANT = 56,
-	F_RESERVED = 60,
+	F_RIDERS = 60,
+	F_RESERVED = 61,	/* 3 bytes */
 	/* type headers, at RTSCTS_HDR_LEN */
 	T_MSG_ID = 64,
 	T_WORD = 68,		/* reserved, or the CTS status */
@@ -56,6 +57,17 @@ u16 rtscts_hdr_len(u8 type)
 	default:
 		return 0;
 	}
+}
+
+u32 rtscts_frame_hdr_len(const u8 *buf)
+{
+	u16 len = rtscts_hdr_len(buf[F_TYPE]);
+	u8 riders = buf[F_RIDERS];
+
+	/* Too many is refused by the decoder: nothing to pull for them. */
+	if (!len || riders > RTSCTS_MAX_RIDERS)
+		return len;
+	return len + riders * RTSCTS_RIDER_LEN;
 }
 
 u32 rtscts_frame_room(u32 mtu, u8 type, bool auth)
@@ -97,6 +109,7 @@ static void decode_common(const u8 *b, struct rtscts_frame *f)
 	f->pcsum = get_le16(b + F_PCSUM);
 	f->sack = get_le64(b + F_SACK);
 	f->grant = get_le32(b + F_GRANT);
+	f->riders = b[F_RIDERS];
 }
 
 /* The type header; false if a reserved word is set. */
@@ -146,6 +159,8 @@ static int check_fields(const struct rtscts_frame *f)
 		return RTSCTS_FRAME_EFIELD;
 	if (!f->ack_stream && (f->ack || f->sack || f->grant))
 		return RTSCTS_FRAME_EFIELD;
+	if (f->riders && !reliable)
+		return RTSCTS_FRAME_EFIELD;
 	switch (f->type) {
 	case RTSCTS_RTS:
 	case RTSCTS_CTS:
@@ -187,11 +202,15 @@ int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
 	if (buf[F_VERSION] != RTSCTS_VERSION)
 		return RTSCTS_FRAME_EVERSION;
 	decode_common(buf, f);
-	f->hdr_len = rtscts_hdr_len(f->type);
-	if (!f->hdr_len)
+	f->riders_off = rtscts_hdr_len(f->type);
+	if (!f->riders_off)
 		return RTSCTS_FRAME_ETYPE;
 	if (f->flags & ~RTSCTS_F_ALL)
 		return RTSCTS_FRAME_EFLAGS;
+	if (f->riders > RTSCTS_MAX_RIDERS)
+		return RTSCTS_FRAME_EFIELD;
+	/* At most 8 x 96 bytes more: no overflow of a u16. */
+	f->hdr_len = f->riders_off + f->riders * RTSCTS_RIDER_LEN;
 	if (f->flags & RTSCTS_F_AUTH)
 		f->tag_len = RTSCTS_AUTH_TAG_LEN;
 	/* The tag, if any, lies after frame_len: both within the frame. */
@@ -208,7 +227,8 @@ int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
 		return RTSCTS_FRAME_ERESERVED;
 	if (avail < f->hdr_len)
 		return RTSCTS_FRAME_ESHORT;
-	if (get_le32(buf + F_RESERVED) || !decode_type(buf, f))
+	if (buf[F_RESERVED] || get_le16(buf + F_RESERVED + 1) ||
+	    !decode_type(buf, f))
 		return RTSCTS_FRAME_ERESERVED;
 	f->payload_len = f->frame_len - f->hdr_len;
 	return check_fields(f);
@@ -241,6 +261,7 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 	put_le16(b + F_PCSUM, f->pcsum);
 	put_le64(b + F_SACK, f->sack);
 	put_le32(b + F_GRANT, f->grant);
+	b[F_RIDERS] = f->riders;
 	switch (f->type) {
 	case RTSCTS_MSG:
 	case RTSCTS_RTS:

@@ -10,7 +10,7 @@
  * little-endian:
  *
  *   off size field       meaning
- *     0   1  version     RTSCTS_VERSION (3)
+ *     0   1  version     RTSCTS_VERSION (4)
  *     1   1  type        enum rtscts_type
  *     2   2  flags       RTSCTS_F_*
  *     4   2  frame_len   bytes from offset 0 to the end of the payload
@@ -45,7 +45,9 @@
  *    56   4  grant       requests the receiver of this frame may have sent
  *                        on ack_stream before it waits (cumulative, mod
  *                        2^32, from the stream's start); 0 without ack_stream
- *    60   4  reserved    0
+ *    60   1  riders      responses carried after the type header (reliable
+ *                        types only, at most RTSCTS_MAX_RIDERS)
+ *    61   3  reserved    0
  *
  * Type headers follow at offset 64:
  *   MSG   msg_id u32, reserved u32 (0), Portals header (96 bytes), then
@@ -67,6 +69,14 @@
  * MSG, RTS, CTS and DATA are reliable: sequenced, acknowledged, sent again
  * until acknowledged. ACK, RESET, CHALLENGE and CHALLENGE_ACK are not.
  *
+ * Riders: a reliable frame may carry, right after its type header and
+ * before its payload, `riders` Portals headers (96 bytes each) of
+ * responses without payload (a Portals ACK, a REPLY of 0 bytes) to the
+ * same node. Each is delivered as if it had come in a frame of its own,
+ * before the frame's own message, and is acknowledged with the frame.
+ * They count in the frame's headers (hdr_len), so the crc or tag covers
+ * them.
+ *
  * Authenticated frames (flag RTSCTS_F_AUTH, on interfaces bound with a
  * key) carry a RTSCTS_AUTH_TAG_LEN-byte tag right after frame_len: the
  * first 16 bytes of HMAC-SHA256(key, bytes [0, frame_len)). Their crc and
@@ -79,10 +89,11 @@
 #include <ptl/wire.h>
 
 /*
- * 3: pcsum covers bytes from its own field on, and the crc leaves it out
- * (a device may compute it). 2 added grant; 1 is the first.
+ * 4: responses without payload ride on reliable frames (riders). 3: pcsum
+ * covers bytes from its own field on, and the crc leaves it out (a device
+ * may compute it). 2 added grant; 1 is the first.
  */
-#define RTSCTS_VERSION		3
+#define RTSCTS_VERSION		4
 #define RTSCTS_HDR_LEN		64
 #define RTSCTS_MSG_HDR_LEN	(RTSCTS_HDR_LEN + 8 + PTL_WIRE_HDR_LEN)
 #define RTSCTS_CTS_HDR_LEN	(RTSCTS_HDR_LEN + 16)
@@ -90,6 +101,9 @@
 #define RTSCTS_RESET_HDR_LEN	(RTSCTS_HDR_LEN + 8)
 #define RTSCTS_CHALLENGE_HDR_LEN (RTSCTS_HDR_LEN + 8)
 #define RTSCTS_MAX_FRAME	65535	/* frame_len is 16 bits */
+/* Responses one frame carries besides its own message. */
+#define RTSCTS_MAX_RIDERS	8
+#define RTSCTS_RIDER_LEN	PTL_WIRE_HDR_LEN
 /* The tag after an authenticated frame: HMAC-SHA256 truncated to 128 bits. */
 #define RTSCTS_AUTH_TAG_LEN	16
 /* Smallest frame a link must carry: a MSG with a byte of payload ... */
@@ -146,6 +160,7 @@ struct rtscts_frame {
 	u16 pcsum;
 	u64 sack;
 	u32 grant;
+	u8 riders;
 	/* type header */
 	u32 msg_id;		/* MSG, RTS, CTS, DATA */
 	u32 status;		/* CTS */
@@ -154,10 +169,12 @@ struct rtscts_frame {
 	u32 reset_stream;	/* RESET */
 	u64 nonce;		/* CHALLENGE, CHALLENGE_ACK */
 	/*
-	 * Bytes of headers: the Portals header of MSG and RTS starts at
-	 * hdr_len - PTL_WIRE_HDR_LEN, the payload of MSG and DATA at hdr_len.
+	 * Bytes of headers, riders included: the Portals header of MSG and
+	 * RTS starts at RTSCTS_PTL_HDR_OFF, the riders at riders_off, the
+	 * payload of MSG and DATA at hdr_len.
 	 */
 	u16 hdr_len;
+	u16 riders_off;		/* the type's headers: where riders start */
 	u16 payload_len;	/* frame_len - hdr_len */
 	u16 tag_len;		/* after frame_len: RTSCTS_AUTH_TAG_LEN or 0 */
 };
@@ -180,8 +197,17 @@ enum rtscts_frame_err {
 	RTSCTS_FRAME_EAUTH = -9,
 };
 
-/* Headers of a frame of @type (0 for an unknown type). */
+/* Where the Portals header of a MSG or RTS is. */
+#define RTSCTS_PTL_HDR_OFF	(RTSCTS_HDR_LEN + 8)
+
+/* Headers of a frame of @type, without riders (0 for an unknown type). */
 u16 rtscts_hdr_len(u8 type);
+/*
+ * Headers of the frame whose first RTSCTS_HDR_LEN bytes are at @buf, its
+ * riders included: what a receiver makes contiguous before decoding. 0
+ * for an unknown type; a count of riders the decoder refuses adds none.
+ */
+u32 rtscts_frame_hdr_len(const u8 *buf);
 /*
  * Payload bytes one frame of @type carries on a link of @mtu bytes (capped
  * at RTSCTS_MAX_FRAME), with a tag after it if @auth: 0 when its headers
@@ -194,8 +220,8 @@ bool rtscts_type_reliable(u8 type);
 
 /*
  * Decodes the headers at @buf (@avail bytes are readable, at least
- * RTSCTS_HDR_LEN to learn the type; the caller pulls rtscts_hdr_len()
- * more). @wire_len is the frame's length on the wire (Ethernet padding
+ * RTSCTS_HDR_LEN to learn the type; the caller pulls
+ * rtscts_frame_hdr_len() more). @wire_len is the frame's length on the wire (Ethernet padding
  * included). Checks everything that needs no state; the checksum is the
  * caller's (rtscts_frame_crc), and so is the tag of an authenticated frame
  * (tag_len bytes at frame_len, which this checks lie within @wire_len).
@@ -205,8 +231,9 @@ int rtscts_frame_decode(const u8 *buf, size_t avail, size_t wire_len,
 			struct rtscts_frame *f);
 /*
  * Encodes f's headers (rtscts_hdr_len(f->type) bytes) with crc 0, except
- * the Portals header of MSG and RTS, which the caller places at offset
- * RTSCTS_MSG_HDR_LEN - PTL_WIRE_HDR_LEN and this leaves alone.
+ * the Portals header of MSG and RTS, which the caller places at
+ * RTSCTS_PTL_HDR_OFF, and the riders after them (f->riders of them, the
+ * caller's too): this leaves both alone.
  */
 void rtscts_frame_encode(const struct rtscts_frame *f, u8 *buf);
 /* Where pcsum is, and where the bytes it covers start. */

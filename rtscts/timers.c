@@ -32,7 +32,8 @@
  *
  * Besides, a high-resolution timer (softirq mode) sends the acknowledgement
  * of a message's last frame ack_delay_us after it arrived, unless a frame
- * to the peer carried it first (reliable.c).
+ * to the peer carried it first (reliable.c), and the responses that waited
+ * as long for a frame to ride on (riders.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,6 +50,7 @@ bool rtscts_busy(const struct rtscts_peer *peer)
 	return peer->ninflight || !list_empty(&peer->ctlq) ||
 	       !list_empty(&peer->txq) || !list_empty(&peer->txq_begun) ||
 	       !list_empty(&peer->rspq) || !list_empty(&peer->rspq_short) ||
+	       !list_empty(&peer->rspq_held) ||
 	       !list_empty(&peer->await_cts) ||
 	       !list_empty(&peer->rx_msgs);
 }
@@ -134,9 +136,17 @@ enum hrtimer_restart rtscts_ack_timer_fn(struct hrtimer *t)
 
 	__skb_queue_head_init(&xq);
 	spin_lock_bh(&peer->lock);
+	if (peer->dead)
+		goto out;
+	/* Responses that found no frame to ride on go now (riders.c). */
+	if (!list_empty(&peer->rspq_held)) {
+		peer->held_due = true;
+		rtscts_push(peer, &xq);
+	}
 	/* Nothing went the other way meanwhile to carry it. */
-	if (peer->ack_delayed && !peer->dead)
+	if (peer->ack_delayed)
 		rtscts_send_ack(peer, &xq, 0);
+out:
 	spin_unlock_bh(&peer->lock);
 	rtscts_xmit(peer->rif, &xq);
 	return HRTIMER_NORESTART;

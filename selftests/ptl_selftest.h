@@ -44,6 +44,24 @@ static inline unsigned int ptl_st_nid(void)
 	return nid ? (unsigned int)strtoul(nid, NULL, 0) : 0;
 }
 
+/*
+ * A numeric argument of a helper program (decimal, 0x hex or 0 octal);
+ * anything else ends @prog with status 2, its usage error.
+ */
+static inline unsigned long ptl_st_arg(const char *prog, const char *s,
+				       const char *what)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+
+	if (!*s || *end) {
+		fprintf(stderr, "%s: %s '%s' is not a number\n", prog, what,
+			s);
+		exit(2);
+	}
+	return v;
+}
+
 static inline long long ptl_st_now_ms(void)
 {
 	struct timespec ts;

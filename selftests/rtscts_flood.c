@@ -26,15 +26,7 @@ struct flood {
 
 static unsigned long arg(const char *s, const char *what)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
-
-	if (!*s || *end) {
-		fprintf(stderr, "rtscts_flood: %s '%s' is not a number\n",
-			what, s);
-		exit(2);
-	}
-	return v;
+	return ptl_st_arg("rtscts_flood", s, what);
 }
 
 /* The listening entry, and the MD every put goes from. */

@@ -19,15 +19,7 @@
 
 static unsigned long arg(const char *s, const char *what)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
-
-	if (!*s || *end) {
-		fprintf(stderr, "rtscts_putmany: %s '%s' is not a number\n",
-			what, s);
-		exit(2);
-	}
-	return v;
+	return ptl_st_arg("rtscts_putmany", s, what);
 }
 
 int main(int argc, char **argv)

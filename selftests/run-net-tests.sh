@@ -58,7 +58,10 @@
 #     memory bounded and charged, also from uid 1000's own user namespace);
 # 17. super-frames (rtscts_superframe_test.sh: a burst to one peer crosses
 #     a veth whole, is cut in software where a qdisc cannot carry it, not
-#     sent when switched off or for an ethertype without the offload).
+#     sent when switched off or for an ethertype without the offload);
+# 18. Portals ACKs that ride on other frames (rtscts_riders_test.sh: a
+#     ping-pong of puts with ACKs sends one frame per put, not two; a
+#     burst's ACKs share frames; under loss nothing is lost).
 # Environment: NET_MESSAGES, NET_PAIRS (4), NET_MTU (9000),
 # NET_ONLY_TRAFFIC=1 (only part 3: make soak), NET_STRESS_REPORT=1
 # (ptl_stress prints its reports; make soak sums them).
@@ -232,6 +235,12 @@ fi
 if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
 	echo "# running rtscts_superframe_test.sh"
 	"$top/selftests/rtscts_superframe_test.sh" || failures=$((failures + 1))
+fi
+
+# 18. ACKs riding on other frames (their own nodes).
+if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+	echo "# running rtscts_riders_test.sh"
+	"$top/selftests/rtscts_riders_test.sh" || failures=$((failures + 1))
 fi
 
 exit $((failures > 0))

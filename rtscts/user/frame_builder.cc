@@ -76,8 +76,8 @@ Bytes EncodePtl(const ptl_hdr& h) {
   return b;
 }
 
-Bytes Encode(const rtscts_frame& f, std::span<const uint8_t> ptl,
-             std::span<const uint8_t> payload) {
+Bytes Encode(const rtscts_frame& f, std::span<const uint8_t> ptl, std::span<const uint8_t> payload,
+             std::span<const uint8_t> riders) {
   size_t hdr = std::max<size_t>(RTSCTS_HDR_LEN, rtscts_hdr_len(f.type));
   Bytes b(hdr, 0);
   // For an unknown type the codec writes nothing: the common header stays 0.
@@ -85,8 +85,9 @@ Bytes Encode(const rtscts_frame& f, std::span<const uint8_t> ptl,
   if (f.type == RTSCTS_MSG || f.type == RTSCTS_RTS) {
     if (!ptl.empty() && ptl.size() != PTL_WIRE_HDR_LEN)
       throw std::invalid_argument("a Portals header is 96 bytes");
-    std::copy(ptl.begin(), ptl.end(), b.begin() + (hdr - PTL_WIRE_HDR_LEN));
+    std::copy(ptl.begin(), ptl.end(), b.begin() + RTSCTS_PTL_HDR_OFF);
   }
+  b.insert(b.end(), riders.begin(), riders.end());
   b.insert(b.end(), payload.begin(), payload.end());
   return b;
 }
@@ -120,12 +121,16 @@ void FillPcsum(std::span<uint8_t> frame) {
   frame[off::kPcsum + 1] = uint8_t(pcsum);
 }
 
-Bytes Build(rtscts_frame f, std::span<const uint8_t> ptl, std::span<const uint8_t> payload) {
-  size_t len = rtscts_hdr_len(f.type) + payload.size();
+Bytes Build(rtscts_frame f, std::span<const uint8_t> ptl, std::span<const uint8_t> payload,
+            std::span<const uint8_t> riders) {
+  if (riders.size() % RTSCTS_RIDER_LEN || riders.size() / RTSCTS_RIDER_LEN > UINT8_MAX)
+    throw std::invalid_argument("riders are whole 96-byte Portals headers");
+  size_t len = rtscts_hdr_len(f.type) + riders.size() + payload.size();
   if (len > RTSCTS_MAX_FRAME) throw std::length_error("frame longer than 65535 bytes");
   f.frame_len = uint16_t(len);
   f.csum_len = uint16_t(len);
-  Bytes b = Encode(f, ptl, payload);
+  f.riders = uint8_t(riders.size() / RTSCTS_RIDER_LEN);
+  Bytes b = Encode(f, ptl, payload, riders);
   if (!(f.flags & RTSCTS_F_AUTH)) {
     Seal(b);
     return b;

@@ -30,12 +30,12 @@ namespace off {
 inline constexpr size_t kVersion = 0, kType = 1, kFlags = 2, kFrameLen = 4, kCsumLen = 6, kCrc = 8,
                         kSrcNid = 12, kDstNid = 16, kSrcInc = 20, kDstInc = 24, kStream = 28,
                         kSeq = 32, kAckStream = 36, kAck = 40, kWindow = 44, kPcsum = 46,
-                        kSack = 48, kGrant = 56, kReserved = 60;
+                        kSack = 48, kGrant = 56, kRiders = 60, kReserved = 61;
 // Type headers, at RTSCTS_HDR_LEN: msg_id, then the reserved word (the
 // status of a CTS), then the CTS length or DATA offset; the stream of a
 // RESET, then its reserved word; the nonce of CHALLENGE and CHALLENGE_ACK.
 inline constexpr size_t kMsgId = 64, kWord = 68, kLong = 72, kResetStream = 64, kNonce = 64;
-static_assert(kReserved + 4 == RTSCTS_HDR_LEN && kMsgId == RTSCTS_HDR_LEN &&
+static_assert(kReserved + 3 == RTSCTS_HDR_LEN && kMsgId == RTSCTS_HDR_LEN &&
                   kLong + 8 == RTSCTS_DATA_HDR_LEN && kNonce + 8 == RTSCTS_CHALLENGE_HDR_LEN &&
                   kPcsum == RTSCTS_PCSUM_OFF,
               "the offsets follow the table in rtscts_frame.h");
@@ -73,9 +73,10 @@ Bytes EncodePtl(const ptl_hdr& h);
 // included, crc 0; max(RTSCTS_HDR_LEN, rtscts_hdr_len(type)) bytes, all 0
 // for an unknown type, which the codec does not encode), then for MSG and
 // RTS the Portals header `ptl` in its 96 bytes (zero if `ptl` is empty;
-// it must otherwise be 96 bytes), then `payload`.
+// it must otherwise be 96 bytes), then `riders` (the riders' Portals
+// headers, whatever f.riders says), then `payload`.
 Bytes Encode(const rtscts_frame& f, std::span<const uint8_t> ptl = {},
-             std::span<const uint8_t> payload = {});
+             std::span<const uint8_t> payload = {}, std::span<const uint8_t> riders = {});
 
 // Stores the checksum of the first csum_len bytes (as the frame says,
 // capped at its size); frames shorter than the common header are left as
@@ -93,12 +94,13 @@ void FillPcsum(std::span<uint8_t> frame);
 // Every byte of the tag Build() appends to a frame with RTSCTS_F_AUTH.
 inline constexpr uint8_t kForgedTagByte = 0xa5;
 
-// A valid frame: frame_len = csum_len = headers + payload, encoded, sealed.
+// A valid frame: frame_len = csum_len = headers + riders + payload,
+// encoded, sealed; f.riders is set from `riders` (96 bytes per rider).
 // With RTSCTS_F_AUTH in f.flags: crc 0 and, after frame_len, a tag of
 // RTSCTS_AUTH_TAG_LEN bytes kForgedTagByte (user space has no key: the
 // frame is valid to the codec, and a forgery to a receiver).
 Bytes Build(rtscts_frame f, std::span<const uint8_t> ptl = {},
-            std::span<const uint8_t> payload = {});
+            std::span<const uint8_t> payload = {}, std::span<const uint8_t> riders = {});
 
 // Decodes as a receiver does when the whole frame is readable
 // (avail = wire_len = size).

@@ -15,7 +15,9 @@
 //   wire length = avail + (bytes 1-2), or avail - 1 when they are 0xffff.
 //
 // What an accepted frame must satisfy (rtscts_frame.h):
-//  * version RTSCTS_VERSION (3); hdr_len == rtscts_hdr_len(type) != 0 and <= avail;
+//  * version RTSCTS_VERSION (4); riders_off == rtscts_hdr_len(type) != 0;
+//    at most RTSCTS_MAX_RIDERS riders, on reliable types only;
+//    hdr_len == riders_off + 96 x riders <= avail;
 //    hdr_len + payload_len == frame_len <= wire_len;
 //    hdr_len <= csum_len <= frame_len; no unknown flag;
 //  * nids neither 0 nor the wildcard, src_inc != 0; reliable types on a
@@ -25,7 +27,7 @@
 //    ack_stream;
 //  * RTS, CTS, ACK, RESET, CHALLENGE and CHALLENGE_ACK carry no payload; DATA some, at an offset
 //    below 2^48; a CTS's status is known, its length <= 2^48, 0 if DROP;
-//  * reserved fields are 0 (the u32 at 60 in every type, the one after
+//  * reserved fields are 0 (bytes 61-63 in every type, the u32 after
 //    msg_id or a RESET's stream) and every field decodes from its
 //    documented offset (grant at 56, type headers from 64); fields of
 //    other types stay 0;
@@ -84,10 +86,11 @@ bool HasPtlHdr(uint8_t t) { return t == RTSCTS_MSG || t == RTSCTS_RTS; }
 // The first rule of rtscts_frame.h that a struct breaks, or nullptr. The
 // struct-level rules only: lengths against wire_len, fields per type.
 const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
-  uint16_t hdr = rtscts_hdr_len(f.type);
+  size_t hdr = rtscts_hdr_len(f.type) + size_t(f.riders) * RTSCTS_RIDER_LEN;
   bool reliable = rtscts_type_reliable(f.type);
-  if (!hdr) return "unknown type";
+  if (!rtscts_hdr_len(f.type)) return "unknown type";
   if (f.flags & ~RTSCTS_F_ALL) return "unknown flags";
+  if (f.riders > RTSCTS_MAX_RIDERS) return "too many riders";
   if (f.frame_len < hdr || f.frame_len > wire_len) return "frame_len out of range";
   bool tagged = f.flags & RTSCTS_F_AUTH;
   if (tagged && size_t(f.frame_len) + RTSCTS_AUTH_TAG_LEN > wire_len) return "no room for the tag";
@@ -102,6 +105,7 @@ const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
   if ((f.type == RTSCTS_CHALLENGE || f.type == RTSCTS_CHALLENGE_ACK) && !f.nonce)
     return "CHALLENGE without a nonce";
   if (!f.ack_stream && (f.ack || f.sack || f.grant)) return "ack, sack or grant without ack_stream";
+  if (f.riders && !reliable) return "riders on an unsequenced type";
   size_t payload = f.frame_len - hdr;
   if (f.csum_len == f.frame_len && f.pcsum) return "pcsum with nothing to cover";
   if (tagged && (f.crc || f.pcsum)) return "a checksum in a tagged frame";
@@ -131,7 +135,8 @@ const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
 // which encode does not write).
 rtscts_frame Carried(rtscts_frame f) {
   f.crc = 0;
-  f.hdr_len = rtscts_hdr_len(f.type);
+  f.riders_off = rtscts_hdr_len(f.type);
+  f.hdr_len = uint16_t(f.riders_off + f.riders * RTSCTS_RIDER_LEN);
   f.payload_len = uint16_t(f.frame_len - f.hdr_len);
   f.tag_len = (f.flags & RTSCTS_F_AUTH) ? RTSCTS_AUTH_TAG_LEN : 0;
   uint8_t t = f.type;
@@ -151,7 +156,8 @@ bool SameFields(const rtscts_frame& a, const rtscts_frame& b) {
          a.window == b.window && a.pcsum == b.pcsum && a.sack == b.sack && a.grant == b.grant &&
          a.msg_id == b.msg_id && a.status == b.status && a.length == b.length &&
          a.offset == b.offset && a.reset_stream == b.reset_stream && a.nonce == b.nonce &&
-         a.hdr_len == b.hdr_len && a.payload_len == b.payload_len && a.tag_len == b.tag_len;
+         a.hdr_len == b.hdr_len && a.payload_len == b.payload_len && a.tag_len == b.tag_len &&
+         a.riders == b.riders && a.riders_off == b.riders_off;
 }
 
 uint32_t BitwiseCrc(const uint8_t* p, size_t n) {
@@ -180,7 +186,10 @@ void CheckPtlHeader(const uint8_t* p, const rtscts_frame& f) {
 // Everything promised about a frame that rtscts_frame_decode() accepted.
 void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtscts_frame& f) {
   PROMISE(buf[0] == RTSCTS_VERSION, f);
-  PROMISE(f.hdr_len && f.hdr_len == rtscts_hdr_len(f.type), f);
+  PROMISE(f.riders_off && f.riders_off == rtscts_hdr_len(f.type), f);
+  PROMISE(f.riders <= RTSCTS_MAX_RIDERS && (!f.riders || rtscts_type_reliable(f.type)), f);
+  PROMISE(f.hdr_len == f.riders_off + f.riders * RTSCTS_RIDER_LEN, f);
+  PROMISE(rtscts_frame_hdr_len(buf) == f.hdr_len, f);
   PROMISE(f.hdr_len <= avail, f);
   PROMISE(size_t(f.hdr_len) + f.payload_len == f.frame_len, f);
   PROMISE(f.tag_len == ((f.flags & RTSCTS_F_AUTH) ? RTSCTS_AUTH_TAG_LEN : 0), f);
@@ -198,7 +207,7 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
   PROMISE(f.ack_stream == Le(buf + 36, 4) && f.ack == Le(buf + 40, 4), f);
   PROMISE(f.window == Le(buf + 44, 2) && f.pcsum == Le(buf + 46, 2) && f.sack == Le(buf + 48, 8),
           f);
-  PROMISE(f.grant == Le(buf + 56, 4) && Le(buf + 60, 4) == 0, f);
+  PROMISE(f.grant == Le(buf + 56, 4) && f.riders == buf[60] && Le(buf + 61, 3) == 0, f);
   PROMISE(f.ack_stream || (!f.ack && !f.sack && !f.grant), f);
   switch (f.type) {
     case RTSCTS_MSG:
@@ -231,17 +240,17 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
   std::memset(re.get(), 0x5a, f.hdr_len);
   rtscts_frame_encode(&f, re.get());
   for (size_t i = 0; i < f.hdr_len; i++) {
-    bool ptl = HasPtlHdr(f.type) && i >= size_t(f.hdr_len - PTL_WIRE_HDR_LEN);
-    if (ptl)
-      PROMISE(re[i] == 0x5a, f);  // the Portals header is the caller's
+    bool ptl = HasPtlHdr(f.type) && i >= RTSCTS_PTL_HDR_OFF && i < f.riders_off;
+    if (ptl || i >= f.riders_off)
+      PROMISE(re[i] == 0x5a, f);  // the Portals headers are the caller's
     else if (i >= 8 && i < 12)
       PROMISE(re[i] == 0, f);
     else
       PROMISE(re[i] == buf[i], f);
   }
   if (HasPtlHdr(f.type))
-    std::memcpy(re.get() + f.hdr_len - PTL_WIRE_HDR_LEN, buf + f.hdr_len - PTL_WIRE_HDR_LEN,
-                PTL_WIRE_HDR_LEN);
+    std::memcpy(re.get() + RTSCTS_PTL_HDR_OFF, buf + RTSCTS_PTL_HDR_OFF, PTL_WIRE_HDR_LEN);
+  std::memcpy(re.get() + f.riders_off, buf + f.riders_off, f.hdr_len - f.riders_off);
   rtscts_frame g;
   PROMISE(rtscts_frame_decode(re.get(), f.hdr_len, size_t(f.frame_len) + f.tag_len, &g) ==
               RTSCTS_FRAME_OK,
@@ -264,7 +273,7 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
     PROMISE(rtscts_frame_crc_unsealed(copy.data(), f.csum_len, ptl::tool::Crc32cUpdate) == crc, f);
   }
 
-  if (HasPtlHdr(f.type)) CheckPtlHeader(buf + f.hdr_len - PTL_WIRE_HDR_LEN, f);
+  if (HasPtlHdr(f.type)) CheckPtlHeader(buf + RTSCTS_PTL_HDR_OFF, f);
 }
 
 void DecodeMode(const uint8_t* frame, size_t n, uint8_t cut, uint16_t pad) {
@@ -323,7 +332,10 @@ void EncodeMode(const uint8_t* data, size_t n) {
   s.offset = in.Int(8);
   s.reset_stream = uint32_t(in.Int(4));
   s.nonce = in.Int(8);
-  uint16_t hdr = rtscts_hdr_len(s.type);
+  // Now and then one too many.
+  s.riders = uint8_t(in.Int(1) % (RTSCTS_MAX_RIDERS + 2));
+  uint16_t hdr = uint16_t(rtscts_hdr_len(s.type) +
+                          (s.riders <= RTSCTS_MAX_RIDERS ? s.riders * RTSCTS_RIDER_LEN : 0));
   size_t payload = in.Int(2) % (RTSCTS_MAX_FRAME - hdr + 1);
   s.frame_len = uint16_t(hdr + payload);
   s.csum_len = uint16_t(hdr + in.Int(2) % (payload + 1));
@@ -331,10 +343,11 @@ void EncodeMode(const uint8_t* data, size_t n) {
   // Values outside the ranges above are the decode mode's business.
 
   // Exactly hdr bytes (ASan sees a write past them); for MSG and RTS the
-  // Portals header comes from the input and must be left alone.
+  // Portals header comes from the input and must be left alone, and so
+  // must the riders.
   std::unique_ptr<uint8_t[]> buf(new uint8_t[hdr]);
   std::memset(buf.get(), 0xa5, hdr);
-  uint8_t* ptl = buf.get() + hdr - PTL_WIRE_HDR_LEN;
+  uint8_t* ptl = buf.get() + RTSCTS_PTL_HDR_OFF;
   uint8_t ptl_in[PTL_WIRE_HDR_LEN] = {};
   if (HasPtlHdr(s.type)) {
     size_t rest_n;
@@ -344,6 +357,7 @@ void EncodeMode(const uint8_t* data, size_t n) {
   }
   rtscts_frame_encode(&s, buf.get());
   if (HasPtlHdr(s.type)) PROMISE(std::memcmp(ptl, ptl_in, PTL_WIRE_HDR_LEN) == 0, s);
+  for (size_t i = rtscts_hdr_len(s.type); i < hdr; i++) PROMISE(buf[i] == 0xa5, s);
   PROMISE(Le(buf.get() + 8, 4) == 0, s);
 
   rtscts_frame d;

@@ -121,7 +121,7 @@ void ExpectSameFields(const rtscts_frame& a, const rtscts_frame& b) {
 // ---------------------------------------------------------------- layout
 
 TEST(FrameLayout, HeaderSizesOfEveryType) {
-  EXPECT_EQ(RTSCTS_VERSION, 3);
+  EXPECT_EQ(RTSCTS_VERSION, 4);
   EXPECT_EQ(RTSCTS_HDR_LEN, 64);
   EXPECT_EQ(rtscts_hdr_len(RTSCTS_MSG), 168);
   EXPECT_EQ(rtscts_hdr_len(RTSCTS_RTS), 168);
@@ -133,6 +133,9 @@ TEST(FrameLayout, HeaderSizesOfEveryType) {
   EXPECT_EQ(rtscts_hdr_len(RTSCTS_CHALLENGE_ACK), 72);
   for (int t : {0, 9, 0x81, 0xff}) EXPECT_EQ(rtscts_hdr_len(uint8_t(t)), 0) << t;
   EXPECT_EQ(PTL_WIRE_HDR_LEN, 96);  // wire-protocol.md: the Portals header MSG and RTS carry
+  EXPECT_EQ(RTSCTS_PTL_HDR_OFF, 72);
+  EXPECT_EQ(RTSCTS_RIDER_LEN, 96);
+  EXPECT_EQ(RTSCTS_MAX_RIDERS, 8);
   EXPECT_EQ(RTSCTS_MIN_MTU, 169);
   EXPECT_EQ(RTSCTS_MAX_OFFSET, uint64_t(1) << 48);
 }
@@ -228,7 +231,7 @@ TEST(FrameLayout, GrantAndTheReservedWordEndTheCommonHeaderOfEveryType) {
     Bytes b = Frame(t);
     EXPECT_EQ(Le32(b, 36), 0x44444444u) << Name(t) << ": ack_stream";
     EXPECT_EQ(Le32(b, 56), kGrant) << Name(t);
-    EXPECT_EQ(Le32(b, 60), 0u) << Name(t);
+    EXPECT_EQ(Le32(b, 60), 0u) << Name(t);  // no riders, reserved 0
     rtscts_frame f;
     ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK) << Name(t);
     EXPECT_EQ(f.grant, kGrant) << Name(t);
@@ -236,7 +239,8 @@ TEST(FrameLayout, GrantAndTheReservedWordEndTheCommonHeaderOfEveryType) {
   EXPECT_EQ(rtscts::off::kPcsum, 46u);
   EXPECT_EQ(rtscts::off::kSack, 48u);
   EXPECT_EQ(rtscts::off::kGrant, 56u);
-  EXPECT_EQ(rtscts::off::kReserved, 60u);
+  EXPECT_EQ(rtscts::off::kRiders, 60u);
+  EXPECT_EQ(rtscts::off::kReserved, 61u);
   EXPECT_EQ(rtscts::off::kMsgId, 64u);
   EXPECT_EQ(rtscts::off::kWord, 68u);
   EXPECT_EQ(rtscts::off::kLong, 72u);
@@ -399,7 +403,7 @@ TEST(FrameDecode, EshortMoreBytesReadableThanOnTheWire) {
 }
 
 TEST(FrameDecode, EversionAnyOtherVersion) {
-  for (int v : {0, 1, 2, 4, 0x81, 0xff})
+  for (int v : {0, 1, 2, 3, 5, 0x81, 0xff})
     EXPECT_EQ(Rc(Patched(RTSCTS_MSG, [v](Bytes& b) { b[0] = uint8_t(v); })), RTSCTS_FRAME_EVERSION)
         << v;
   EXPECT_EQ(Rc(Patched(RTSCTS_MSG, [](Bytes& b) { b[0] = RTSCTS_VERSION; })), RTSCTS_FRAME_OK);
@@ -512,9 +516,10 @@ TEST(FrameDecode, EreservedPcsumWithNothingToCover) {
 }
 
 // The u32 at 60, after grant, in every type; every one of its bytes.
-TEST(FrameDecode, EreservedCommonReservedWord) {
+TEST(FrameDecode, EreservedCommonReservedBytes) {
   for (uint8_t type : kTypes) {
-    for (uint32_t v : {0x00000001u, 0x00000100u, 0x00010000u, 0x01000000u, 0x80000000u, ~0u})
+    // Byte 60 is the riders' count; 61-63 are reserved.
+    for (uint32_t v : {0x00000100u, 0x00010000u, 0x01000000u, 0x80000000u, 0xffffff00u})
       EXPECT_EQ(Rc(Patched(type, [v](Bytes& b) { rtscts::Put32(b, 60, v); })),
                 RTSCTS_FRAME_ERESERVED)
           << Name(type) << " " << v;
@@ -526,6 +531,99 @@ TEST(FrameDecode, EreservedCommonReservedWord) {
     rtscts::Put32(tagged, 60, 0x00000100u);
     EXPECT_EQ(Rc(tagged), RTSCTS_FRAME_ERESERVED) << Name(type) << ", tagged";
   }
+}
+
+// ---- riders: responses carried after a reliable frame's type headers ----
+
+// `n` Portals ACK headers, each with its own match bits (i + 1).
+Bytes Acks(size_t n) {
+  Bytes out;
+  for (size_t i = 0; i < n; i++) {
+    ptl_hdr h = rtscts::PutHeader({kDst, 200}, {kSrc.nid, 100}, 4, i + 1, 0);
+    h.type = PTL_MSG_ACK;
+    Bytes b = rtscts::EncodePtl(h);
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  return out;
+}
+
+Bytes WithRiders(uint8_t type, size_t n) {
+  Bytes ptl = HasPtlHdr(type) ? PtlPut() : Bytes{};
+  return rtscts::Build(Full(type), ptl, PayloadOf(type), Acks(n));
+}
+
+TEST(FrameRiders, EveryReliableTypeCarriesThemBetweenItsHeadersAndPayload) {
+  for (uint8_t type : {RTSCTS_MSG, RTSCTS_RTS, RTSCTS_CTS, RTSCTS_DATA}) {
+    for (size_t n : {size_t(1), size_t(RTSCTS_MAX_RIDERS)}) {
+      Bytes b = WithRiders(type, n);
+      rtscts_frame f;
+      ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK) << Name(type) << " " << n;
+      EXPECT_EQ(b[rtscts::off::kRiders], n);
+      EXPECT_EQ(f.riders, n);
+      EXPECT_EQ(f.riders_off, rtscts_hdr_len(type));
+      EXPECT_EQ(f.hdr_len, rtscts_hdr_len(type) + n * RTSCTS_RIDER_LEN);
+      EXPECT_EQ(f.payload_len, PayloadOf(type).size());
+      EXPECT_EQ(rtscts_frame_hdr_len(b.data()), f.hdr_len);
+      Bytes riders(b.begin() + f.riders_off, b.begin() + f.hdr_len);
+      EXPECT_EQ(riders, Acks(n)) << Name(type);
+      Bytes payload(b.begin() + f.hdr_len, b.begin() + f.frame_len);
+      EXPECT_EQ(payload, PayloadOf(type)) << Name(type);
+      // The frame's own Portals header stays where it was.
+      if (HasPtlHdr(type)) {
+        Bytes ptl = PtlPut();
+        EXPECT_TRUE(std::equal(ptl.begin(), ptl.end(), b.begin() + RTSCTS_PTL_HDR_OFF));
+      }
+    }
+  }
+}
+
+TEST(FrameRiders, EfieldOnTypesThatAreNotReliable) {
+  for (uint8_t type : {RTSCTS_ACK, RTSCTS_RESET, RTSCTS_CHALLENGE, RTSCTS_CHALLENGE_ACK}) {
+    // The count alone, and the count with its bytes: both refused.
+    EXPECT_EQ(Rc(Patched(type, [](Bytes& b) { b[rtscts::off::kRiders] = 1; })),
+              RTSCTS_FRAME_ELENGTH)
+        << Name(type);
+    EXPECT_EQ(Rc(WithRiders(type, 1)), RTSCTS_FRAME_EFIELD) << Name(type);
+  }
+}
+
+TEST(FrameRiders, EfieldMoreThanTheMaximum) {
+  for (uint8_t type : {RTSCTS_MSG, RTSCTS_CTS, RTSCTS_DATA}) {
+    Bytes b = WithRiders(type, RTSCTS_MAX_RIDERS + 1);
+    EXPECT_EQ(Rc(b), RTSCTS_FRAME_EFIELD) << Name(type);
+    // Nothing is made contiguous for a count the decoder refuses.
+    EXPECT_EQ(rtscts_frame_hdr_len(b.data()), rtscts_hdr_len(type));
+    b[rtscts::off::kRiders] = 0xff;
+    rtscts::Seal(b);
+    EXPECT_EQ(Rc(b), RTSCTS_FRAME_EFIELD) << Name(type);
+  }
+}
+
+TEST(FrameRiders, ElengthWhenTheFrameOrTheCrcDoesNotHoldThem) {
+  // A count larger than the bytes after the headers: a CTS has no payload.
+  Bytes cts = WithRiders(RTSCTS_CTS, 2);
+  cts[rtscts::off::kRiders] = 3;
+  rtscts::Seal(cts);
+  EXPECT_EQ(Rc(cts), RTSCTS_FRAME_ELENGTH);
+  // csum_len must cover the riders: they are headers.
+  Bytes msg = WithRiders(RTSCTS_MSG, 2);
+  rtscts::Put16(msg, rtscts::off::kCsumLen, RTSCTS_MSG_HDR_LEN + RTSCTS_RIDER_LEN);
+  rtscts::Seal(msg);
+  EXPECT_EQ(Rc(msg), RTSCTS_FRAME_ELENGTH);
+  // A MSG whose payload is read as riders is a shorter payload: valid to
+  // the codec (the receiver refuses riders that are not responses).
+  Bytes data = WithRiders(RTSCTS_DATA, 0);
+  data[rtscts::off::kRiders] = 1;
+  rtscts::Seal(data);
+  EXPECT_EQ(Rc(data), RTSCTS_FRAME_OK);
+}
+
+TEST(FrameRiders, EshortUntilTheRidersAreReadable) {
+  Bytes b = WithRiders(RTSCTS_MSG, 2);
+  rtscts_frame f;
+  size_t need = RTSCTS_MSG_HDR_LEN + 2 * RTSCTS_RIDER_LEN;
+  EXPECT_EQ(rtscts_frame_decode(b.data(), need - 1, b.size(), &f), RTSCTS_FRAME_ESHORT);
+  EXPECT_EQ(rtscts_frame_decode(b.data(), need, b.size(), &f), RTSCTS_FRAME_OK);
 }
 
 TEST(FrameDecode, EreservedTypeHeaderReservedWord) {

@@ -70,9 +70,8 @@ std::optional<Challenge> CreditTally::Take(std::span<const uint8_t> frame) {
       break;
     case RTSCTS_MSG: {
       ptl_hdr h;
-      if (f.hdr_len < PTL_WIRE_HDR_LEN ||
-          ptl_hdr_decode(frame.data() + f.hdr_len - PTL_WIRE_HDR_LEN, PTL_WIRE_HDR_LEN, &h) !=
-              PTL_WIRE_OK ||
+      if (f.hdr_len < RTSCTS_MSG_HDR_LEN ||
+          ptl_hdr_decode(frame.data() + RTSCTS_PTL_HDR_OFF, PTL_WIRE_HDR_LEN, &h) != PTL_WIRE_OK ||
           h.type != PTL_MSG_REPLY) {
         other++;
         break;

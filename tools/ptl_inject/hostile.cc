@@ -93,6 +93,7 @@ class Catalogue {
   void AddFields();
   void AddPortalsHeaders();
   void AddProtocol();
+  void AddRiders();
   void AddRandom();
 
   const HostileParams& p_;
@@ -130,8 +131,8 @@ void Catalogue::AddTruncated() {
 }
 
 void Catalogue::AddHeaderErrors() {
-  // RTSCTS_VERSION - 1: the format before this one (version 2: pcsum
-  // covered the payload alone, under the crc).
+  // RTSCTS_VERSION - 1: the format before this one (version 3: no riders,
+  // offset 60 a reserved u32).
   for (int v : {0, RTSCTS_VERSION - 1, RTSCTS_VERSION + 1, 0xff})
     Add("bad_version", "version-" + std::to_string(v),
         "version byte not " + std::to_string(RTSCTS_VERSION),
@@ -206,9 +207,8 @@ void Catalogue::AddChecksums() {
 void Catalogue::AddReserved() {
   for (uint8_t t : kTypes)
     Add("reserved", "common-" + Lower(rtscts::TypeName(t)),
-        "the reserved u32 at offset 60 of the common header set",
-        Patched(t, [](Bytes& b) { Put32(b, off::kReserved, 0x00000100u); }),
-        RTSCTS_FRAME_ERESERVED);
+        "a reserved byte (61-63) of the common header set",
+        Patched(t, [](Bytes& b) { b[off::kReserved] = 0x01; }), RTSCTS_FRAME_ERESERVED);
   Add("reserved", "pcsum", "pcsum (offset 46) set in an ACK the crc covers whole",
       Patched(RTSCTS_ACK, [](Bytes& b) { Put16(b, off::kPcsum, 1); }), RTSCTS_FRAME_ERESERVED);
   for (uint8_t t : {RTSCTS_MSG, RTSCTS_RTS, RTSCTS_DATA, RTSCTS_RESET})
@@ -387,6 +387,39 @@ void Catalogue::AddProtocol() {
       Flaw::kUnknownStream);
 }
 
+void Catalogue::AddRiders() {
+  ptl_hdr ack = Put(0);
+  ack.type = PTL_MSG_ACK;
+  Bytes one_ack = rtscts::EncodePtl(ack);
+  Add("riders", "on-ack", "an ACK (not reliable) carrying a rider",
+      rtscts::Build(Header(RTSCTS_ACK), {}, {}, one_ack), RTSCTS_FRAME_EFIELD);
+  Bytes too_many;
+  for (int i = 0; i <= RTSCTS_MAX_RIDERS; i++)
+    too_many.insert(too_many.end(), one_ack.begin(), one_ack.end());
+  Add("riders", "over-max", "a CTS carrying one rider more than RTSCTS_MAX_RIDERS",
+      rtscts::Build(Header(RTSCTS_CTS), {}, {}, too_many), RTSCTS_FRAME_EFIELD);
+  Add("riders", "count-past-frame", "a CTS counting four riders and carrying none",
+      Patched(RTSCTS_CTS, [](Bytes& b) { b[off::kRiders] = 4; }), RTSCTS_FRAME_ELENGTH);
+  // Valid frames whose riders the receiver must refuse: a request would
+  // pass the credit that bounds what it answers.
+  const std::pair<const char*, ptl_hdr> wrong[] = {
+      {"put", Put(0)},
+      {"reply-with-payload",
+       [&] {
+         ptl_hdr r = Put(0);
+         r.type = PTL_MSG_REPLY;
+         r.payload_length = r.rlength = r.mlength = 8;
+         return r;
+       }()},
+  };
+  for (const auto& [name, h] : wrong)
+    Add("riders", std::string("rider-") + name,
+        std::string("a MSG carrying a rider that is a ") + name,
+        rtscts::Build(Header(RTSCTS_MSG), rtscts::EncodePtl(Put(16)), rtscts::Pattern(16),
+                      rtscts::EncodePtl(h)),
+        RTSCTS_FRAME_OK, Flaw::kRiderNotResponse);
+}
+
 void Catalogue::AddRandom() {
   for (uint32_t i = 0; i < p_.random; i++) {
     Bytes b = RandomFrame(rng_, 300);
@@ -406,6 +439,7 @@ std::vector<HostileFrame> Catalogue::Build() {
   AddFields();
   AddPortalsHeaders();
   AddProtocol();
+  AddRiders();
   AddRandom();
   return std::move(out_);
 }
@@ -436,6 +470,8 @@ std::string_view FlawName(Flaw f) {
       return "out_of_window";
     case Flaw::kUnknownStream:
       return "unknown_stream";
+    case Flaw::kRiderNotResponse:
+      return "rider_not_response";
   }
   return "?";
 }

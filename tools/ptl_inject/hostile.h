@@ -31,6 +31,7 @@ enum class Flaw {
   kOffsetSpan,        // DATA bytes reach past 2^48
   kOutOfWindow,       // seq far ahead of anything acknowledged
   kUnknownStream,     // ack or RESET about a stream the receiver never had
+  kRiderNotResponse,  // a rider that is not a response without payload
 };
 
 std::string_view FlawName(Flaw f);

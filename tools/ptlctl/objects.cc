@@ -94,6 +94,8 @@ constexpr auto kStatNames = Table<__PTL_STAT_MAX>({
     {PTL_STAT_MEM_BYTES, "mem_bytes"},
     {PTL_STAT_TX_SUPERFRAMES, "tx_superframes"},
     {PTL_STAT_RX_SUPERFRAMES, "rx_superframes"},
+    {PTL_STAT_TX_RIDERS, "tx_riders"},
+    {PTL_STAT_RX_RIDERS, "rx_riders"},
 });
 
 constexpr auto kAttrNames = Table<__PTL_A_MAX>({

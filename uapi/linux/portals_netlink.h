@@ -281,6 +281,9 @@ enum ptl_stat {
 	/* ptl_rtscts: skbs that carried several frames (super-frames) */
 	PTL_STAT_TX_SUPERFRAMES,
 	PTL_STAT_RX_SUPERFRAMES,
+	/* ptl_rtscts: responses carried by another message's frame */
+	PTL_STAT_TX_RIDERS,
+	PTL_STAT_RX_RIDERS,
 	__PTL_STAT_MAX
 };
 #define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)

@@ -70,9 +70,9 @@ TEST(Hostile, AcceptedFramesHaveTheFlawTheyClaim) {
       EXPECT_EQ(f.src_nid, p.src_nid);
     }
     ptl_hdr ph{};
-    int prc = HasPtlHdr(f.type) ? ptl_hdr_decode(h.frame.data() + f.hdr_len - PTL_WIRE_HDR_LEN,
-                                                 PTL_WIRE_HDR_LEN, &ph)
-                                : PTL_WIRE_OK;
+    int prc = HasPtlHdr(f.type)
+                  ? ptl_hdr_decode(h.frame.data() + RTSCTS_PTL_HDR_OFF, PTL_WIRE_HDR_LEN, &ph)
+                  : PTL_WIRE_OK;
     if (h.flaw == Flaw::kBadPtlHeader)
       EXPECT_EQ(rtscts::PtlErrName(prc), rtscts::PtlErrName(h.ptl_expect));
     else
@@ -97,6 +97,14 @@ TEST(Hostile, AcceptedFramesHaveTheFlawTheyClaim) {
       case Flaw::kOutOfWindow:
         EXPECT_GE(f.seq, 1u << 30);
         break;
+      case Flaw::kRiderNotResponse: {
+        ASSERT_GT(f.riders, 0);
+        ptl_hdr rh{};
+        ASSERT_EQ(ptl_hdr_decode(h.frame.data() + f.riders_off, PTL_WIRE_HDR_LEN, &rh),
+                  PTL_WIRE_OK);
+        EXPECT_TRUE((rh.type != PTL_MSG_ACK && rh.type != PTL_MSG_REPLY) || rh.payload_length);
+        break;
+      }
       case Flaw::kUnknownStream:
         EXPECT_TRUE(f.type == RTSCTS_ACK || f.type == RTSCTS_RESET);
         EXPECT_TRUE(f.type == RTSCTS_ACK ? f.ack_stream != 0 : f.reset_stream != 0);
@@ -130,11 +138,12 @@ TEST(Hostile, DeliverableReliableFramesAreNumberedInOrder) {
 TEST(Hostile, CoversEveryKindOfFrameItIsFor) {
   auto kinds = HostileKinds(HostileCatalogue(Params()));
   std::set<std::string> have(kinds.begin(), kinds.end());
-  for (const char* k :
-       {"truncated",          "bad_version",    "unknown_type",  "unknown_flags",  "frame_len_long",
-        "frame_len_short",    "csum_len_range", "bad_crc",       "reserved",       "bad_nid",
-        "payload_where_none", "data_offset",    "bad_field",     "ptl_garbage",    "unknown_msg",
-        "wrong_node",         "stale",          "out_of_window", "unknown_stream", "random"})
+  for (const char* k : {"truncated",      "bad_version",     "unknown_type",       "unknown_flags",
+                        "frame_len_long", "frame_len_short", "csum_len_range",     "bad_crc",
+                        "reserved",       "bad_nid",         "payload_where_none", "data_offset",
+                        "bad_field",      "ptl_garbage",     "unknown_msg",        "wrong_node",
+                        "stale",          "out_of_window",   "unknown_stream",     "riders",
+                        "random"})
     EXPECT_TRUE(have.count(k)) << k;
 }
 
@@ -143,7 +152,7 @@ TEST(Hostile, CoversEveryKindOfFrameItIsFor) {
 // format would hit another field, and the codec could still refuse it for
 // the same reason).
 TEST(Hostile, SpoiledFieldsAreTheOnesTheFramesName) {
-  static_assert(RTSCTS_VERSION == 3, "bad_version/version-2 below names the one before");
+  static_assert(RTSCTS_VERSION == 4, "bad_version/version-3 below names the one before");
   struct Field {
     const char* name;  // a frame's full name, or a prefix ending in '*'
     size_t at, width;  // the field spoiled
@@ -151,8 +160,8 @@ TEST(Hostile, SpoiledFieldsAreTheOnesTheFramesName) {
     int count;         // frames expected to match
   };
   const Field fields[] = {
-      {"bad_version/version-2", 0, 1, RTSCTS_VERSION, 1},  // the format before this one
-      {"reserved/common-*", 60, 4, 0, 6},
+      {"bad_version/version-3", 0, 1, RTSCTS_VERSION, 1},  // the format before this one
+      {"reserved/common-*", 61, 3, 0, 6},
       {"reserved/pcsum", 46, 2, 0, 1},
       {"reserved/msg-word", 68, 4, 0, 1},
       {"reserved/rts-word", 68, 4, 0, 1},

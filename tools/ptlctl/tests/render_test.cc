@@ -16,7 +16,7 @@ namespace {
 // What a newer kernel might add: an attribute and a counter this ptlctl
 // does not know.
 constexpr uint16_t kNewAttr = 60;
-constexpr uint16_t kNewStat = 61;
+constexpr uint16_t kNewStat = 100;
 static_assert(kNewAttr > PTL_A_MAX && kNewStat > PTL_STAT_MAX);
 
 std::vector<uint8_t> IfaceReply() {
@@ -82,7 +82,7 @@ TEST(IfaceJson, SnakeCaseKeysStatsOnlyWithDashS) {
   JsonWriter s;
   IfaceJson(s, i, true);
   EXPECT_NE(s.str().find(R"("stats":{"tx_frames":12,"tx_bytes":3456,"rx_frames":11,)"
-                         R"("rx_bytes":3000,"drops":1,"stat_61":9}})"),
+                         R"("rx_bytes":3000,"drops":1,"stat_100":9}})"),
             std::string::npos)
       << s.str();
 }
@@ -103,7 +103,7 @@ TEST(IfaceText, OneBlockLikeIpLink) {
             "             11      3000\n"
             "    errors:  drops\n"
             "             1\n"
-            "    other:   stat_61\n"
+            "    other:   stat_100\n"
             "             9\n");
 }
 
