@@ -110,6 +110,7 @@ void rtscts_fill_ack(struct rtscts_peer *peer, struct rtscts_frame *f)
 	rtscts_credit_fill(peer, f);
 	peer->ack_now = false;
 	peer->rx_unacked = 0;
+	rtscts_ack_timer_idle(peer);
 }
 
 /* A frame of just headers (ACK), to @peer. */

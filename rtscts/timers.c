@@ -128,6 +128,18 @@ void rtscts_ack_soon(struct rtscts_peer *peer)
 		      HRTIMER_MODE_REL_SOFT);
 }
 
+/*
+ * A frame is carrying the acknowledgement: the ack timer has nothing left
+ * to send unless a response waits for a frame (riders.c). Stopped now, it
+ * does not fire for nothing once per message of a ping-pong. Lock held;
+ * a callback already running finds nothing to do.
+ */
+void rtscts_ack_timer_idle(struct rtscts_peer *peer)
+{
+	if (list_empty(&peer->rspq_held))
+		hrtimer_try_to_cancel(&peer->ack_timer);
+}
+
 enum hrtimer_restart rtscts_ack_timer_fn(struct hrtimer *t)
 {
 	struct rtscts_peer *peer = container_of(t, struct rtscts_peer,
