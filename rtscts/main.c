@@ -72,6 +72,11 @@ module_param_named(ack_delay_us, rtscts_ack_delay_us, uint, 0644);
 MODULE_PARM_DESC(ack_delay_us,
 		 "Wait this long for a frame to carry the acknowledgement of a message, or a Portals ACK, before sending it alone (default 50; 0: at once)");
 
+unsigned int rtscts_ride_max_bytes = 4096;
+module_param_named(ride_max_bytes, rtscts_ride_max_bytes, uint, 0644);
+MODULE_PARM_DESC(ride_max_bytes,
+		 "Largest put whose Portals ACK waits for a frame to ride on; the ACK of a larger one goes at once (default 4096)");
+
 unsigned int rtscts_ooo_max_kb = 65536;
 module_param_named(ooo_max_kb, rtscts_ooo_max_kb, uint, 0644);
 MODULE_PARM_DESC(ooo_max_kb,

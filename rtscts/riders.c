@@ -40,10 +40,17 @@
 
 /* ---- sending ---- */
 
-/* Is @mcb a response that may wait for a frame to ride on? */
+/*
+ * Is @mcb a response that may wait for a frame to ride on? Only one that
+ * answers a small put: the initiator of a larger one may wait for its ACK
+ * to complete an operation (MPI's long protocol does, over this node's
+ * reply to it), and a large put gains little from one frame less.
+ */
 bool rtscts_may_ride(const struct rtscts_mcb *mcb)
 {
-	return mcb->response && !mcb->total && READ_ONCE(rtscts_ack_delay_us);
+	return mcb->response && !mcb->total && READ_ONCE(rtscts_ack_delay_us) &&
+	       ptl_wire_rlength(ptl_msg_hdr(mcb->msg)) <=
+	       READ_ONCE(rtscts_ride_max_bytes);
 }
 
 /*

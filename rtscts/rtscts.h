@@ -90,6 +90,7 @@ extern unsigned int rtscts_user_peer_share;
 extern unsigned int rtscts_min_rto_ms;
 extern unsigned int rtscts_max_rto_ms;
 extern unsigned int rtscts_ack_delay_us;
+extern unsigned int rtscts_ride_max_bytes;
 extern unsigned int rtscts_ooo_max_kb;
 extern unsigned int rtscts_rx_open_max;
 extern unsigned int rtscts_rx_reqs_max;

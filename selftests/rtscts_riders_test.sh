@@ -16,7 +16,9 @@
 #     node's rx_riders is the other's tx_riders), and each node sends at
 #     most 1.25 frames per put;
 #  2. the same with ack_delay_us=0 (no ACK waits): no riders, and at least
-#     1.8 frames per put: what 1 counts is the riders' doing;
+#     1.8 frames per put: what 1 counts is the riders' doing; and with
+#     ride_max_bytes=4, below the puts' 8 bytes (the ACK of a larger put
+#     goes at once: its initiator may be waiting for it): no riders;
 #  3. a burst of RIDERS_COUNT puts from a to b, nothing sent back: every
 #     ACK arrives, riding on the few frames b makes for them (at most one
 #     frame per two puts);
@@ -40,6 +42,7 @@ pingack=$build/selftests/rtscts_pingack
 count=${RIDERS_COUNT:-500}
 wait_ms=${RIDERS_WAIT_MS:-60000}
 delay_param=/sys/module/ptl_rtscts/parameters/ack_delay_us
+ride_param=/sys/module/ptl_rtscts/parameters/ride_max_bytes
 dir=$(mktemp -d /tmp/ptl-riders.XXXXXX)
 
 b_ready() { grep -q ready "$dir/b.out"; }
@@ -114,6 +117,13 @@ exchange "ping-pong, ack_delay_us=0" ping pong
 report $? "ack_delay_us=0: no riders (a $a_riders_tx, b $b_riders_tx)"
 [ "$a_frames" -ge $((count * 18 / 10)) ] && [ "$b_frames" -ge $((count * 18 / 10)) ]
 report $? "ack_delay_us=0: at least 1.8 frames per put (a $a_frames, b $b_frames)"
+echo 5000 >"$delay_param"
+ride0=$(cat "$ride_param")
+echo 4 >"$ride_param"
+exchange "ping-pong, ride_max_bytes=4" ping pong
+[ "$a_riders_tx" = 0 ] && [ "$b_riders_tx" = 0 ]
+report $? "ride_max_bytes=4: the ACKs of 8-byte puts did not wait to ride (riders a $a_riders_tx, b $b_riders_tx)"
+echo "$ride0" >"$ride_param"
 
 # 3. One way: b's ACKs have nothing to ride on but each other.
 echo 5000 >"$delay_param"

@@ -45,13 +45,15 @@
 #ifndef PTL_WIRE_PUBLIC_H
 #define PTL_WIRE_PUBLIC_H
 
+#include <ptl/bytes.h>
 #include <ptl/portable.h>
 
 #define PTL_WIRE_MAGIC		0x334c5450U
 #define PTL_WIRE_VERSION	1
 #define PTL_WIRE_HDR_LEN	96
-/* Offset of the type byte. */
+/* Offsets of the type byte and of rlength (u64). */
 #define PTL_WIRE_OFF_TYPE	5
+#define PTL_WIRE_OFF_RLENGTH	40
 
 /*
  * Largest length any header may carry, and so the end of any payload
@@ -73,6 +75,12 @@ enum ptl_msg_type {
 static inline u8 ptl_wire_type(const u8 *hdr)
 {
 	return hdr[PTL_WIRE_OFF_TYPE];
+}
+
+/* Its rlength (an ACK's: the length of the put it answers), unchecked. */
+static inline u64 ptl_wire_rlength(const u8 *hdr)
+{
+	return get_le64(hdr + PTL_WIRE_OFF_RLENGTH);
 }
 
 #endif /* PTL_WIRE_PUBLIC_H */
