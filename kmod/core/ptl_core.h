@@ -252,6 +252,29 @@ int ptlc_md_update(struct ptlc_ni *ni, ptl_handle_md_t md, ptl_md_t *old_md,
 		   ptl_seq_t eq_consumer_seq);
 
 /*
+ * PtlMEMDPost: an ME inserted beside @base and an MD attached to it, in
+ * one step and only if @test_eq is empty as ptlc_md_update() means it
+ * (PTL_EQ_NONE: unconditionally); otherwise nothing is created and the
+ * answer is PTL_MD_NO_UPDATE. Errors as PtlMEInsert and PtlMDAttach give
+ * them. May sleep. On error the glue keeps spec->mem.
+ */
+struct ptlc_post_args {
+	ptl_handle_me_t base;
+	ptl_process_id_t match_id;
+	ptl_match_bits_t match_bits;
+	ptl_match_bits_t ignore_bits;
+	ptl_unlink_t me_unlink;
+	ptl_ins_pos_t pos;
+	ptl_unlink_t md_unlink;
+	ptl_handle_eq_t test_eq;
+	ptl_seq_t consumer_seq;		/* the reader's next expected sequence */
+};
+
+int ptlc_me_md_post(struct ptlc_ni *ni, const struct ptlc_post_args *p,
+		    const struct ptlc_md_spec *spec, ptl_handle_me_t *me_out,
+		    ptl_handle_md_t *md_out);
+
+/*
  * Walks [offset, offset + length) of an MD as chunks that never cross a
  * segment: (segment index, offset in segment, user address, length).
  * Valid while the message holding the MD is not finally finalized.

@@ -138,6 +138,30 @@ static int md_check_eq(struct ptlc_ni *ni, ptl_handle_eq_t eq)
 }
 
 /*
+ * Under the lock: gives a prepared MD a handle and attaches it to @me
+ * (NULL: free-floating). PTL_FAIL: the handle table needs the chunk
+ * *spare did not hold.
+ */
+static int md_install_locked(struct ptlc_ni *ni, struct ptlc_md *md,
+			     struct ptlc_me *me, void **spare,
+			     ptl_handle_md_t *out)
+{
+	int rc = md_check_eq(ni, md->desc.eq_handle);
+
+	if (rc)
+		return rc;
+	rc = ptlc_htab_insert(&ni->mds, md, spare, &md->index);
+	if (rc)
+		return rc;
+	md->gen = ptlc_htab_gen(&ni->mds, md->index);
+	md->me = me;
+	if (me)
+		me->md = md;
+	*out = ptlc_md_handle(ni, md);
+	return PTL_OK;
+}
+
+/*
  * Adds a prepared MD to the NI, attached to the ME named by me_h or, if
  * me_h is PTL_INVALID_HANDLE and bind is set, free-floating.
  */
@@ -157,23 +181,13 @@ static int md_install(struct ptlc_ni *ni, struct ptlc_md *md, bool bind,
 			if (rc)
 				break;
 		}
-		rc = md_check_eq(ni, md->desc.eq_handle);
-		if (rc)
-			break;
-		rc = ptlc_htab_insert(&ni->mds, md, &spare, &md->index);
+		rc = md_install_locked(ni, md, me, &spare, out);
 		if (rc != PTL_FAIL)
 			break;
 		ptl_unlock(&ni->lock);
 		spare = ptlc_chunk_alloc(ni);
 		if (!spare)
 			return PTL_NO_SPACE;
-	}
-	if (rc == PTL_OK) {
-		md->gen = ptlc_htab_gen(&ni->mds, md->index);
-		md->me = me;
-		if (me)
-			me->md = md;
-		*out = ptlc_md_handle(ni, md);
 	}
 	ptl_unlock(&ni->lock);
 	ptlc_chunk_free(ni, spare);
@@ -300,19 +314,32 @@ static void copy_old(struct ptlc_ni *ni, const struct ptlc_md *md,
 		ptl_memcpy(old_segs, md->segs, sizeof(*old_segs) * n);
 }
 
-/* "Empty" of 8.7, with the reader's position given by the caller. */
-static int update_allowed(struct ptlc_ni *ni, const struct ptlc_md *md,
-			  ptl_handle_eq_t eq_h, ptl_seq_t consumer_seq)
+/*
+ * "Empty" of 8.7, with the reader's position given by the caller: nothing
+ * written past it, no END promised. Lock held.
+ */
+static int eq_empty(struct ptlc_ni *ni, ptl_handle_eq_t eq_h,
+		    ptl_seq_t consumer_seq)
 {
 	struct ptlc_eq *eq;
 
-	if (eq_h != PTL_EQ_NONE) {
-		eq = ptlc_eq_lookup(ni, eq_h);
-		if (!eq)
-			return PTL_EQ_INVALID;
-		if (eq->next_seq != consumer_seq || eq->promised)
-			return PTL_MD_NO_UPDATE;
-	}
+	if (eq_h == PTL_EQ_NONE)
+		return PTL_OK;
+	eq = ptlc_eq_lookup(ni, eq_h);
+	if (!eq)
+		return PTL_EQ_INVALID;
+	if (eq->next_seq != consumer_seq || eq->promised)
+		return PTL_MD_NO_UPDATE;
+	return PTL_OK;
+}
+
+static int update_allowed(struct ptlc_ni *ni, const struct ptlc_md *md,
+			  ptl_handle_eq_t eq_h, ptl_seq_t consumer_seq)
+{
+	int rc = eq_empty(ni, eq_h, consumer_seq);
+
+	if (rc)
+		return rc;
 	/* The glue is moving data through the segments being replaced. */
 	if (md->pending)
 		return PTL_MD_NO_UPDATE;
@@ -425,6 +452,86 @@ out:
 	}
 	if (old_mem)
 		release_mem(ni, old_mem);
+	return rc;
+}
+
+/* Under the lock: the ME, then its MD, if the test EQ is empty; or nothing. */
+static int me_md_install(struct ptlc_ni *ni, const struct ptlc_post_args *p,
+			 struct ptlc_me *me, struct ptlc_md *md,
+			 void **me_spare, void **md_spare,
+			 ptl_handle_me_t *me_out, ptl_handle_md_t *md_out)
+{
+	int rc = eq_empty(ni, p->test_eq, p->consumer_seq);
+
+	if (rc)
+		return rc;
+	rc = ptlc_me_install_beside(ni, me, p->base, p->pos, me_spare);
+	if (rc)
+		return rc;
+	rc = md_install_locked(ni, md, me, md_spare, md_out);
+	if (rc) {
+		ptlc_me_uninstall(ni, me);
+		return rc;
+	}
+	*me_out = ptlc_htab_handle(&ni->mes, me->index);
+	return PTL_OK;
+}
+
+/*
+ * An ME and its MD in one step, both under the lock only if the test EQ
+ * is empty: the race-free post of seed 004 (insert, attach inactive, arm
+ * with PtlMDUpdate) without the two calls in between. Everything that
+ * can fail for want of memory is allocated first; a handle table that
+ * needs a chunk gets one for each table, unlocked, and the post is tried
+ * again (nothing was visible meanwhile).
+ */
+int ptlc_me_md_post(struct ptlc_ni *ni, const struct ptlc_post_args *p,
+		    const struct ptlc_md_spec *spec, ptl_handle_me_t *me_out,
+		    ptl_handle_md_t *md_out)
+{
+	void *me_spare = NULL, *md_spare = NULL;
+	struct ptlc_me *me;
+	struct ptlc_md *md;
+	int rc;
+
+	rc = md_prepare(ni, spec, &md);
+	if (rc)
+		return rc;
+	md->unlink_op = p->md_unlink;
+	me = ptlc_me_new(ni, p->match_id, p->match_bits, p->ignore_bits,
+			 p->me_unlink);
+	if (!me) {
+		rc = PTL_NO_SPACE;
+		goto out;
+	}
+	for (;;) {
+		ptl_lock(&ni->lock);
+		rc = me_md_install(ni, p, me, md, &me_spare, &md_spare, me_out,
+				   md_out);
+		if (rc != PTL_FAIL)
+			break;
+		ptl_unlock(&ni->lock);
+		if (!me_spare)
+			me_spare = ptlc_chunk_alloc(ni);
+		if (!md_spare)
+			md_spare = ptlc_chunk_alloc(ni);
+		if (!me_spare || !md_spare) {
+			rc = PTL_NO_SPACE;
+			goto out;
+		}
+	}
+	ptl_unlock(&ni->lock);
+out:
+	ptlc_chunk_free(ni, me_spare);
+	ptlc_chunk_free(ni, md_spare);
+	if (rc == PTL_OK) {
+		ptlc_mh_grow(ni);
+		return PTL_OK;
+	}
+	if (me)
+		ptlc_free(ni, me, sizeof(*me));
+	md->mem = NULL;		/* still the glue's */
+	md_free(ni, md);
 	return rc;
 }
 

@@ -54,33 +54,58 @@ static int me_link(struct ptlc_ni *ni, struct ptlc_me *me,
 	}
 }
 
-/* Allocation happens before the lock; a table chunk on demand. */
-static int me_create(struct ptlc_ni *ni, const struct me_params *p,
-		     struct me_where *w, ptl_handle_me_t *out)
+static struct ptlc_me *me_new(struct ptlc_ni *ni, const struct me_params *p)
 {
-	struct ptlc_me *me;
-	void *spare = NULL;
-	int rc;
+	struct ptlc_me *me = ptlc_alloc(ni, sizeof(*me));
 
-	me = ptlc_alloc(ni, sizeof(*me));
 	if (!me)
-		return PTL_NO_SPACE;
+		return NULL;
 	me->match_id = p->match_id;
 	me->match_bits = p->match_bits;
 	me->ignore_bits = p->ignore_bits;
 	me->unlink = p->unlink;
 	ptlc_list_init(&me->link);
 	ptlc_list_init(&me->ilink);
+	return me;
+}
+
+/*
+ * Under the lock: links @me where @w says and gives it a handle. PTL_FAIL:
+ * the handle table needs a chunk (*spare was NULL). On any error @me is
+ * linked nowhere.
+ */
+static int me_install(struct ptlc_ni *ni, struct ptlc_me *me,
+		      struct me_where *w, void **spare)
+{
+	int rc = me_link(ni, me, w);
+
+	if (rc) {
+		if (!ptlc_list_empty(&me->link))
+			ptlc_pt_remove(ni, me);
+		return rc;
+	}
+	rc = ptlc_htab_insert(&ni->mes, me, spare, &me->index);
+	if (rc)
+		ptlc_pt_remove(ni, me);
+	return rc;
+}
+
+/* Allocation happens before the lock; a table chunk on demand. */
+static int me_create(struct ptlc_ni *ni, const struct me_params *p,
+		     struct me_where *w, ptl_handle_me_t *out)
+{
+	struct ptlc_me *me = me_new(ni, p);
+	void *spare = NULL;
+	int rc;
+
+	if (!me)
+		return PTL_NO_SPACE;
 	for (;;) {
 		ptl_lock(&ni->lock);
-		rc = me_link(ni, me, w);
-		if (rc)
-			break;
-		rc = ptlc_htab_insert(&ni->mes, me, &spare, &me->index);
+		rc = me_install(ni, me, w, &spare);
 		if (rc != PTL_FAIL)
 			break;
 		/* Needs a new table chunk: allocate it unlocked, retry. */
-		ptlc_pt_remove(ni, me);
 		ptl_unlock(&ni->lock);
 		spare = ptlc_chunk_alloc(ni);
 		if (!spare) {
@@ -90,8 +115,6 @@ static int me_create(struct ptlc_ni *ni, const struct me_params *p,
 	}
 	if (rc == PTL_OK)
 		*out = ptlc_htab_handle(&ni->mes, me->index);
-	else if (!ptlc_list_empty(&me->link))
-		ptlc_pt_remove(ni, me);
 	ptl_unlock(&ni->lock);
 	ptlc_chunk_free(ni, spare);
 	if (rc)
@@ -99,6 +122,31 @@ static int me_create(struct ptlc_ni *ni, const struct me_params *p,
 	else
 		ptlc_mh_grow(ni);
 	return rc;
+}
+
+struct ptlc_me *ptlc_me_new(struct ptlc_ni *ni, ptl_process_id_t match_id,
+			    ptl_match_bits_t match_bits,
+			    ptl_match_bits_t ignore_bits, ptl_unlink_t unlink)
+{
+	struct me_params p = { match_id, match_bits, ignore_bits, unlink };
+
+	return me_new(ni, &p);
+}
+
+int ptlc_me_install_beside(struct ptlc_ni *ni, struct ptlc_me *me,
+			   ptl_handle_me_t base, ptl_ins_pos_t pos,
+			   void **spare)
+{
+	struct me_where w = { .place = PLACE_BESIDE, .base = base,
+			      .pos = pos };
+
+	return me_install(ni, me, &w, spare);
+}
+
+void ptlc_me_uninstall(struct ptlc_ni *ni, struct ptlc_me *me)
+{
+	ptlc_pt_remove(ni, me);
+	ptlc_htab_remove(&ni->mes, me->index);
 }
 
 int ptlc_me_attach(struct ptlc_ni *ni, ptl_pt_index_t pt_index,

@@ -256,6 +256,19 @@ u32 ptlc_mh_bucket(const struct ptlc_mh *mh, ptl_pt_index_t pt,
 /* ---- match entries (ptl_me.c) ---- */
 
 void ptlc_me_destroy(struct ptlc_ni *ni, struct ptlc_me *me);
+/*
+ * An ME in three steps, for ptlc_me_md_post: allocated (unlinked; free it
+ * with ptlc_free), then under the lock linked beside @base with a handle
+ * (PTL_FAIL: the handle table needs the chunk *spare did not hold), and
+ * undone again under the same lock if what follows fails.
+ */
+struct ptlc_me *ptlc_me_new(struct ptlc_ni *ni, ptl_process_id_t match_id,
+			    ptl_match_bits_t match_bits,
+			    ptl_match_bits_t ignore_bits, ptl_unlink_t unlink);
+int ptlc_me_install_beside(struct ptlc_ni *ni, struct ptlc_me *me,
+			   ptl_handle_me_t base, ptl_ins_pos_t pos,
+			   void **spare);
+void ptlc_me_uninstall(struct ptlc_ni *ni, struct ptlc_me *me);
 
 /* ---- memory descriptors (ptl_md.c) ---- */
 
