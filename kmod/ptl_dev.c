@@ -127,6 +127,7 @@ PTL_IOCTL_COPY_FNS(ptl_ioc_eq_wait)
 PTL_IOCTL_COPY_FNS(ptl_ioc_ac_entry)
 PTL_IOCTL_COPY_FNS(ptl_ioc_data)
 PTL_IOCTL_COPY_FNS(ptl_ioc_set_jid)
+PTL_IOCTL_COPY_FNS(ptl_ioc_me_post)
 
 #define PTL_IOCTL_DESC(cmd, fn, tag, flags, undo_fn, how)		\
 	[_IOC_NR(cmd)] = {						\
@@ -182,6 +183,8 @@ static const struct ptl_ioctl_desc ptl_ioctls[] = {
 		  ptl_ioc_data, PTL_DATA_FLAGS_ALL, IN),
 	PTL_IOCTL(PTL_IOC_SET_JID, ptl_ioctl_set_jid,
 		  ptl_ioc_set_jid, 0, UPDATE),
+	PTL_IOCTL_DESC(PTL_IOC_ME_POST, ptl_ioctl_me_post,
+		       ptl_ioc_me_post, 0, ptl_undo_me_post, UPDATE),
 };
 
 /*
@@ -215,6 +218,7 @@ union ptl_ioctl_args {
 	struct ptl_ioc_ac_entry ac_entry;
 	struct ptl_ioc_data data;
 	struct ptl_ioc_set_jid set_jid;
+	struct ptl_ioc_me_post me_post;
 };
 
 static const struct ptl_ioctl_desc *ptl_ioctl_find(unsigned int cmd)

@@ -355,6 +355,8 @@ long ptl_ioctl_md_update(struct ptl_file *pf, void *arg);
 long ptl_ioctl_ac_entry(struct ptl_file *pf, void *arg);
 void ptl_undo_me_attach(struct ptl_file *pf, void *arg);
 void ptl_undo_md_attach(struct ptl_file *pf, void *arg);
+long ptl_ioctl_me_post(struct ptl_file *pf, void *arg);
+void ptl_undo_me_post(struct ptl_file *pf, void *arg);
 
 /* ptl_mem.c */
 int ptl_mem_pin(struct ptl_ni *ni, const struct ptl_ioc_md *umd,

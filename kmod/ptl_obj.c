@@ -243,6 +243,67 @@ void ptl_undo_md_attach(struct ptl_file *pf, void *arg)
 	ptl_undo_unlink(pf, args->md_handle, ptlc_md_unlink);
 }
 
+/* ---- a receive posted in one step (PtlMEMDPost) ---- */
+
+static long ptl_me_do_post(struct ptl_ni *ni, struct ptl_ioc_me_post *a)
+{
+	struct ptlc_post_args p = {
+		.base = a->base,
+		.match_id = { .nid = a->match_nid, .pid = a->match_pid },
+		.match_bits = a->match_bits,
+		.ignore_bits = a->ignore_bits,
+		.me_unlink = a->me_unlink,
+		.pos = a->position,
+		.md_unlink = a->md_unlink,
+		.test_eq = a->eq_handle,
+		.consumer_seq = a->eq_consumer_seq,
+	};
+	ptl_handle_me_t me;
+	ptl_handle_md_t md;
+	struct ptlc_md_spec spec;
+	long rc;
+
+	rc = ptl_mem_pin(ni, &a->md, &spec);
+	if (rc)
+		return rc;
+	rc = ptlc_me_md_post(ni->core, &p, &spec, &me, &md);
+	if (rc == PTL_OK) {
+		a->me_handle = me;
+		a->md_handle = md;
+	} else {
+		ptl_mem_release(spec.mem);	/* still ours */
+	}
+	ptl_mem_spec_done(&spec);
+	return rc;
+}
+
+long ptl_ioctl_me_post(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_me_post *args = arg;
+	struct ptl_ni *ni;
+	long rc;
+
+	if (args->md.reserved || !ptl_unlink_valid(args->me_unlink) ||
+	    !ptl_unlink_valid(args->md_unlink) ||
+	    (args->position != PTL_INS_BEFORE &&
+	     args->position != PTL_INS_AFTER))
+		return -EINVAL;
+	ni = ptl_ni_lookup_any(pf, args->base);
+	if (!ni)
+		return PTL_ME_INVALID;
+	rc = ptl_me_do_post(ni, args);
+	ptl_ni_put(ni);
+	return rc;
+}
+
+/* The handles could not be copied out: the ME goes, and its MD with it. */
+void ptl_undo_me_post(struct ptl_file *pf, void *arg)
+{
+	struct ptl_ioc_me_post *args = arg;
+
+	ptl_undo_unlink(pf, args->me_handle, ptlc_me_unlink);
+}
+
 static void ptl_md_to_ioc(const ptl_md_t *md, struct ptl_ioc_md *umd)
 {
 	memset(umd, 0, sizeof(*umd));

@@ -48,6 +48,7 @@ static bool ptl_uring_ioctl_allowed(unsigned int cmd)
 	case PTL_IOC_MD_ATTACH:
 	case PTL_IOC_MD_UNLINK:
 	case PTL_IOC_MD_UPDATE:
+	case PTL_IOC_ME_POST:
 		return true;
 	default:
 		return false;

@@ -217,6 +217,7 @@ union args {
 	struct ptl_ioc_ac_entry ac;
 	struct ptl_ioc_data data;
 	struct ptl_ioc_set_jid jid;
+	struct ptl_ioc_me_post post;
 	char raw[8192];
 };
 
@@ -230,6 +231,7 @@ static const unsigned int arg_size[] = {
 	sizeof(struct ptl_ioc_eq_alloc), sizeof(struct ptl_ioc_handle),
 	sizeof(struct ptl_ioc_eq_wait), sizeof(struct ptl_ioc_ac_entry),
 	sizeof(struct ptl_ioc_data), sizeof(struct ptl_ioc_set_jid),
+	sizeof(struct ptl_ioc_me_post),
 };
 #define NCMDS (sizeof(arg_size) / sizeof(arg_size[0]))
 
@@ -353,6 +355,20 @@ static void build(struct fuzzer *f, unsigned int nr, union args *a)
 	case 0x11:
 		a->jid.jid = (uint32_t)rnd(f);
 		break;
+	case 0x12:
+		a->post.flags = (uint32_t)below(f, 2);
+		a->post.base = a_handle(f);
+		a->post.match_nid = chance(f, 50) ? PTL_NID_ANY : sh->nid;
+		a->post.match_pid = chance(f, 50) ? PTL_PID_ANY : a_pid(f);
+		a->post.match_bits = below(f, 4);
+		a->post.ignore_bits = chance(f, 50) ? ~0ULL : rnd(f);
+		a->post.me_unlink = (uint32_t)below(f, 3);
+		a->post.position = (uint32_t)below(f, 3);
+		a->post.md_unlink = (uint32_t)below(f, 3);
+		a_md(f, &a->post.md);
+		a->post.eq_handle = chance(f, 50) ? PTL_EQ_NONE : a_handle(f);
+		a->post.eq_consumer_seq = chance(f, 50) ? 0 : (uint32_t)rnd(f);
+		break;
 	}
 }
 
@@ -379,6 +395,10 @@ static void harvest(unsigned int nr, const union args *a)
 		break;
 	case 0x09:
 		keep(a->md.md_handle);
+		break;
+	case 0x12:
+		keep(a->post.me_handle);
+		keep(a->post.md_handle);
 		break;
 	case 0x0c:
 		if (a->eq.eq_handle == PTL_EQ_NONE)

@@ -238,6 +238,32 @@ struct ptl_ioc_md_update {
 };
 
 /*
+ * PTL_IOC_ME_POST: PtlMEMDPost (a Linux extension, <p3nal_linux.h>): an ME
+ * inserted beside the ME @base and an MD attached to it, in one step, and
+ * only if @eq_handle holds nothing past @eq_consumer_seq and no END is
+ * promised on it (PtlMDUpdate's test); otherwise PTL_MD_NO_UPDATE and
+ * nothing is created. PTL_EQ_NONE: unconditional. The region is pinned as
+ * for PTL_IOC_MD_ATTACH.
+ */
+struct ptl_ioc_me_post {
+	__u32 size;
+	__u32 flags;		/* must be 0 */
+	__u32 base;		/* ME handle */
+	__u32 match_nid;
+	__u32 match_pid;
+	__u32 me_unlink;	/* ptl_unlink_t */
+	__u64 match_bits;
+	__u64 ignore_bits;
+	__u32 position;		/* ptl_ins_pos_t */
+	__u32 md_unlink;	/* ptl_unlink_t */
+	struct ptl_ioc_md md;
+	__u32 eq_handle;
+	__u32 eq_consumer_seq;
+	__u32 me_handle;	/* out */
+	__u32 md_handle;	/* out */
+};
+
+/*
  * The consumer side of an EQ, in a page of its own that the process maps
  * read-write. The library stores the sequence it expects next after every
  * dequeue; the kernel reads it only to decide whether poll() reports the
@@ -381,6 +407,7 @@ struct ptl_ioc_set_jid {
 				      struct ptl_ioc_ac_entry)
 #define PTL_IOC_DATA		_IOWR(PTL_IOC_MAGIC, 0x10, struct ptl_ioc_data)
 #define PTL_IOC_SET_JID		_IOWR(PTL_IOC_MAGIC, 0x11, struct ptl_ioc_set_jid)
+#define PTL_IOC_ME_POST		_IOWR(PTL_IOC_MAGIC, 0x12, struct ptl_ioc_me_post)
 
 /*
  * io_uring commands: IORING_OP_URING_CMD on a /dev/portals descriptor, the
