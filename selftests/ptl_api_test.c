@@ -665,6 +665,129 @@ TEST_F(api, md_update_is_refused_while_an_event_is_unread)
 	EXPECT_EQ(PTL_OK, PtlMDUpdate(tgt, NULL, &repl, PTL_EQ_NONE));
 }
 
+/* ---- PtlMEMDPost (a Linux extension) ---- */
+
+static int post(ptl_handle_me_t base, ptl_match_bits_t bits, void *buf,
+		ptl_handle_eq_t test, ptl_handle_eq_t eq, ptl_handle_me_t *me,
+		ptl_handle_md_t *md)
+{
+	return PtlMEMDPost(base, ptl_st_any(), bits, 0, PTL_UNLINK,
+			   PTL_INS_BEFORE, ptl_st_md(buf, 16, 1, PTL_MD_OP_PUT,
+						     eq),
+			   PTL_UNLINK, test, me, md);
+}
+
+static ptl_sr_value_t sr(ptl_handle_ni_t ni, ptl_sr_index_t reg)
+{
+	ptl_sr_value_t v = ~0ULL;
+
+	PtlNIStatus(ni, reg, &v);
+	return v;
+}
+
+TEST_F(api, me_md_post_goes_in_front_of_its_base_armed)
+{
+	ptl_handle_me_t base, me;
+	ptl_handle_md_t heap, md, src;
+	ptl_event_t ev;
+
+	ASSERT_EQ(PTL_OK, attach_md(self->ni, PT, self->buf, 256,
+				    PTL_MD_OP_PUT, PTL_EQ_NONE, &base, &heap));
+	ASSERT_EQ(PTL_OK, post(base, 0, self->buf + 1024, self->eq, self->eq,
+			       &me, &md));
+	ASSERT_EQ(PTL_OK, PtlMDBind(self->ni, ptl_st_md(self->buf + 4096, 16,
+							PTL_MD_THRESH_INF, 0,
+							PTL_EQ_NONE),
+				    PTL_RETAIN, &src));
+	memset(self->buf + 4096, 0x5a, 16);
+	ASSERT_EQ(PTL_OK, PtlPut(src, PTL_NO_ACK_REQ, self->me, PT, 0, 0, 0,
+				 0));
+	ASSERT_EQ(PTL_OK, ptl_st_next(self->eq, &ev, 1000));
+	EXPECT_EQ(PTL_EVENT_PUT_START, ev.type);
+	ASSERT_EQ(PTL_OK, ptl_st_next(self->eq, &ev, 1000));
+	EXPECT_EQ(PTL_EVENT_PUT_END, ev.type);
+	EXPECT_EQ(md, ev.md_handle);
+	EXPECT_EQ(-1, ptl_st_memchk(self->buf + 1024, 0x5a, 16));
+	EXPECT_EQ(-1, ptl_st_memchk(self->buf, 0, 16));
+	/* Threshold 1, PTL_UNLINK: both went with the put. */
+	EXPECT_EQ(PTL_MD_INVALID, PtlMDUnlink(md));
+	EXPECT_EQ(PTL_ME_INVALID, PtlMEUnlink(me));
+}
+
+TEST_F(api, me_md_post_is_refused_while_an_event_is_unread)
+{
+	ptl_handle_me_t base, me = PTL_INVALID_HANDLE;
+	ptl_handle_md_t heap, md = PTL_INVALID_HANDLE, src;
+	ptl_sr_value_t mes, mds;
+	ptl_event_t ev;
+
+	ASSERT_EQ(PTL_OK, attach_md(self->ni, PT, self->buf, 256,
+				    PTL_MD_OP_PUT, self->eq, &base, &heap));
+	ASSERT_EQ(PTL_OK, PtlMDBind(self->ni, ptl_st_md(self->buf + 4096, 16,
+							PTL_MD_THRESH_INF, 0,
+							PTL_EQ_NONE),
+				    PTL_RETAIN, &src));
+	ASSERT_EQ(PTL_OK, PtlPut(src, PTL_NO_ACK_REQ, self->me, PT, 0, 0, 0,
+				 0));
+	mes = sr(self->ni, PTL_SR_MES_CUR);
+	mds = sr(self->ni, PTL_SR_MDS_CUR);
+	EXPECT_EQ(PTL_MD_NO_UPDATE, post(base, 0, self->buf + 1024, self->eq,
+					 self->eq, &me, &md));
+	EXPECT_EQ(PTL_INVALID_HANDLE, me);
+	EXPECT_EQ(PTL_INVALID_HANDLE, md);
+	EXPECT_EQ(mes, sr(self->ni, PTL_SR_MES_CUR));
+	EXPECT_EQ(mds, sr(self->ni, PTL_SR_MDS_CUR));
+	ASSERT_EQ(PTL_OK, ptl_st_next(self->eq, &ev, 1000));
+	EXPECT_EQ(PTL_MD_NO_UPDATE, post(base, 0, self->buf + 1024, self->eq,
+					 self->eq, &me, &md));
+	ASSERT_EQ(PTL_OK, ptl_st_next(self->eq, &ev, 1000));
+	EXPECT_EQ(PTL_EVENT_PUT_END, ev.type);
+	EXPECT_EQ(PTL_OK, post(base, 0, self->buf + 1024, self->eq, self->eq,
+			       &me, &md));
+	EXPECT_EQ(mes + 1, sr(self->ni, PTL_SR_MES_CUR));
+	EXPECT_EQ(mds + 1, sr(self->ni, PTL_SR_MDS_CUR));
+	/* PTL_EQ_NONE: unconditional. */
+	ASSERT_EQ(PTL_OK, PtlPut(src, PTL_NO_ACK_REQ, self->me, PT, 0, 1, 0,
+				 0));
+	EXPECT_EQ(PTL_OK, post(base, 0, self->buf + 1024, PTL_EQ_NONE,
+			       self->eq, &me, &md));
+}
+
+TEST_F(api, me_md_post_checks_handles_regions_and_pointers)
+{
+	ptl_handle_me_t base, me;
+	ptl_handle_md_t heap, md;
+	void *bad = unmapped_page();
+	ptl_sr_value_t mes, mds;
+
+	ASSERT_NE(NULL, bad);
+	ASSERT_EQ(PTL_OK, attach_md(self->ni, PT, self->buf, 256,
+				    PTL_MD_OP_PUT, PTL_EQ_NONE, &base, &heap));
+	mes = sr(self->ni, PTL_SR_MES_CUR);
+	mds = sr(self->ni, PTL_SR_MDS_CUR);
+	EXPECT_EQ(PTL_ME_INVALID, post(self->eq, 0, self->buf, self->eq,
+				       self->eq, &me, &md));
+	EXPECT_EQ(PTL_ME_INVALID, post(PTL_INVALID_HANDLE, 0, self->buf,
+				       self->eq, self->eq, &me, &md));
+	EXPECT_EQ(PTL_EQ_INVALID, post(base, 0, self->buf, base, self->eq,
+				       &me, &md));
+	EXPECT_EQ(PTL_EQ_INVALID, post(base, 0, self->buf, self->eq, base,
+				       &me, &md));
+	EXPECT_EQ(PTL_MD_ILLEGAL, post(base, 0, bad, self->eq, self->eq,
+				       &me, &md));
+	EXPECT_EQ(PTL_SEGV, post(base, 0, self->buf, self->eq, self->eq,
+				 NULL, &md));
+	EXPECT_EQ(PTL_SEGV, post(base, 0, self->buf, self->eq, self->eq, &me,
+				 NULL));
+	EXPECT_EQ(mes, sr(self->ni, PTL_SR_MES_CUR));
+	EXPECT_EQ(mds, sr(self->ni, PTL_SR_MDS_CUR));
+	/* A stale base: its ME was unlinked. */
+	ASSERT_EQ(PTL_OK, PtlMEUnlink(base));
+	EXPECT_EQ(PTL_ME_INVALID, post(base, 0, self->buf, self->eq,
+				       self->eq, &me, &md));
+	munmap(bad, 4096);
+}
+
 /* ---- event queues ---- */
 
 static int handler_calls;

@@ -7,6 +7,7 @@
 #define P3NAL_LINUX_H
 
 #include <p3/nal_types.h>
+#include <p3api/types.h>
 
 #define PTL_IFACE_LINUX		PTL_NALTYPE_LINUX
 #define PTL_IFACE_LINUX0	PTL_NALTYPE_LINUX0
@@ -31,6 +32,24 @@ extern "C" {
  * NULL.
  */
 int PtlEQWaitFd(int *fd);
+
+/*
+ * Linux extension: a receive posted in one call. PtlMEInsert(base, ...)
+ * followed by PtlMDAttach of @md to the new entry, done together and
+ * only if @eq_handle is empty as PtlMDUpdate means it (no event this
+ * process has not read, none promised); otherwise nothing is created and
+ * the answer is PTL_MD_NO_UPDATE. With PTL_EQ_NONE it is unconditional.
+ * It replaces the race-free post of Portals 3.3 (insert, attach an
+ * inactive MD, arm it with PtlMDUpdate testing the overflow EQ): no
+ * message can arrive between the test and the entry becoming visible.
+ * Errors as PtlMEInsert and PtlMDAttach return them; on any error nothing
+ * is left behind. PTL_SEGV if @me_handle or @md_handle is NULL.
+ */
+int PtlMEMDPost(ptl_handle_me_t base, ptl_process_id_t match_id,
+		ptl_match_bits_t match_bits, ptl_match_bits_t ignore_bits,
+		ptl_unlink_t me_unlink, ptl_ins_pos_t position, ptl_md_t md,
+		ptl_unlink_t md_unlink, ptl_handle_eq_t eq_handle,
+		ptl_handle_me_t *me_handle, ptl_handle_md_t *md_handle);
 
 #ifdef __cplusplus
 }

@@ -74,16 +74,11 @@ int PtlMDUpdate(ptl_handle_md_t md_handle, ptl_md_t* old_md, ptl_md_t* new_md,
     args.new_md = ptl::ToIoc(*new_md);
   }
 
-  std::shared_ptr<ptl::Eq> eq;
-  if (eq_handle != PTL_EQ_NONE) eq = Library::Instance().FindEq(eq_handle);
-  std::unique_lock<std::mutex> reader_lock;
-  if (eq) {
-    reader_lock = std::unique_lock(eq->mutex);
-    args.eq_consumer_seq = eq->reader.expected();
+  int rc;
+  {
+    ptl::EqReaderHold hold(eq_handle, &args.eq_consumer_seq);
+    rc = dev->Call(PTL_IOC_MD_UPDATE, &args);
   }
-  // Unknown EQs go to the kernel as they are; it answers PTL_EQ_INVALID.
-  int rc = dev->Call(PTL_IOC_MD_UPDATE, &args);
-  if (reader_lock) reader_lock.unlock();
 
   // Contract 12: *old_md is filled whenever the kernel read the MD, also
   // when it then refused the update (NO_UPDATE, or an invalid EQ). A new

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Match entries: PtlMEAttach, PtlMEAttachAny, PtlMEInsert, PtlMEUnlink.
+// Match entries: PtlMEAttach, PtlMEAttachAny, PtlMEInsert, PtlMEUnlink, and
+// the Linux extension PtlMEMDPost.
+#include <p3nal_linux.h>
 #include <portals3.h>
 
 #include "library.h"
+#include "md.h"
 
 using ptl::Library;
 
@@ -57,6 +60,37 @@ int PtlMEInsert(ptl_handle_me_t base, ptl_process_id_t match_id, ptl_match_bits_
   ptl_pt_index_t unused = 0;
   return Attach(PTL_ME_INSERT, base, &unused, match_id, match_bits, ignore_bits, unlink, position,
                 me_handle);
+}
+
+// As PtlMDUpdate: the EQ's reader position goes with the call (EqReaderHold).
+int PtlMEMDPost(ptl_handle_me_t base, ptl_process_id_t match_id, ptl_match_bits_t match_bits,
+                ptl_match_bits_t ignore_bits, ptl_unlink_t me_unlink, ptl_ins_pos_t position,
+                ptl_md_t md, ptl_unlink_t md_unlink, ptl_handle_eq_t eq_handle,
+                ptl_handle_me_t* me_handle, ptl_handle_md_t* md_handle) {
+  if (!me_handle || !md_handle) return PTL_SEGV;
+  auto dev = Library::Instance().device();
+  if (!dev) return PTL_NO_INIT;
+  ptl_ioc_me_post args{};
+  args.base = base;
+  args.match_nid = match_id.nid;
+  args.match_pid = match_id.pid;
+  args.match_bits = match_bits;
+  args.ignore_bits = ignore_bits;
+  args.me_unlink = static_cast<uint32_t>(me_unlink);
+  args.position = static_cast<uint32_t>(position);
+  args.md_unlink = static_cast<uint32_t>(md_unlink);
+  args.md = ptl::ToIoc(md);
+  args.eq_handle = eq_handle;
+
+  int rc;
+  {
+    ptl::EqReaderHold hold(eq_handle, &args.eq_consumer_seq);
+    rc = dev->Call(PTL_IOC_ME_POST, &args);
+  }
+  if (rc != PTL_OK) return rc;
+  *me_handle = args.me_handle;
+  *md_handle = args.md_handle;
+  return PTL_OK;
 }
 
 int PtlMEUnlink(ptl_handle_me_t me_handle) {

@@ -96,6 +96,27 @@ class Library {
   State state_;
 };
 
+// For a call the kernel checks against this process's reading of an EQ
+// (PtlMDUpdate, PtlMEMDPost: contract 12). The kernel cannot see how far the
+// process has read, so the caller passes the sequence the reader expects
+// next; holding the EQ's reader lock across the call keeps other threads of
+// the process from dequeuing between that read and the kernel's check.
+// PTL_EQ_NONE or an EQ the library does not know: no lock, *seq untouched
+// (the kernel answers an unknown EQ).
+class EqReaderHold {
+ public:
+  EqReaderHold(ptl_handle_eq_t eq_handle, uint32_t* seq) {
+    if (eq_handle != PTL_EQ_NONE) eq_ = Library::Instance().FindEq(eq_handle);
+    if (!eq_) return;
+    lock_ = std::unique_lock(eq_->mutex);
+    *seq = eq_->reader.expected();
+  }
+
+ private:
+  std::shared_ptr<Eq> eq_;  // outlives lock_, which is destroyed first
+  std::unique_lock<std::mutex> lock_;
+};
+
 // Runs f() and turns an exception into a Portals code: nothing may cross the
 // C API (std::bad_alloc -> PTL_NO_SPACE).
 template <typename F>

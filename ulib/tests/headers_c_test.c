@@ -30,7 +30,7 @@ int main(void)
 		(any_fn)PtlMEUnlink, (any_fn)PtlMDAttach, (any_fn)PtlMDBind,
 		(any_fn)PtlMDUnlink, (any_fn)PtlMDUpdate, (any_fn)PtlEQAlloc,
 		(any_fn)PtlEQFree, (any_fn)PtlEQGet, (any_fn)PtlEQWait, (any_fn)PtlEQPoll,
-		(any_fn)PtlEQWaitFd,
+		(any_fn)PtlEQWaitFd, (any_fn)PtlMEMDPost,
 		(any_fn)PtlACEntry, (any_fn)PtlPut, (any_fn)PtlPutRegion, (any_fn)PtlGet,
 		(any_fn)PtlGetRegion, (any_fn)PtlGetPut, (any_fn)PtlErrorStr,
 		(any_fn)PtlNIFailStr, (any_fn)PtlEventKindStr, (any_fn)PtlNIDebug,

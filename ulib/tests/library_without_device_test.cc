@@ -46,6 +46,16 @@ TEST_F(LibraryWithoutDevice, NullOutputPointersAreSegvBeforeAnythingElse) {
   EXPECT_EQ(PtlGetId(0, nullptr), PTL_SEGV);
   EXPECT_EQ(PtlGetUid(0, nullptr), PTL_SEGV);
   EXPECT_EQ(PtlGetJid(0, nullptr), PTL_SEGV);
+  ptl_md_t md{};
+  ptl_handle_me_t me;
+  ptl_handle_md_t mdh;
+  ptl_process_id_t any{PTL_NID_ANY, PTL_PID_ANY};
+  EXPECT_EQ(PtlMEMDPost(0, any, 0, 0, PTL_UNLINK, PTL_INS_BEFORE, md, PTL_UNLINK, PTL_EQ_NONE,
+                        nullptr, &mdh),
+            PTL_SEGV);
+  EXPECT_EQ(PtlMEMDPost(0, any, 0, 0, PTL_UNLINK, PTL_INS_BEFORE, md, PTL_UNLINK, PTL_EQ_NONE, &me,
+                        nullptr),
+            PTL_SEGV);
 }
 
 TEST_F(LibraryWithoutDevice, EveryCallBeforeInitIsNoInit) {
@@ -73,6 +83,9 @@ TEST_F(LibraryWithoutDevice, EveryCallBeforeInitIsNoInit) {
   EXPECT_EQ(PtlMDUnlink(h), PTL_NO_INIT);
   EXPECT_EQ(PtlMDUpdate(h, &md, &md, PTL_EQ_NONE), PTL_NO_INIT);
   EXPECT_EQ(PtlMDUpdate(h, nullptr, nullptr, PTL_EQ_NONE), PTL_NO_INIT);
+  EXPECT_EQ(
+      PtlMEMDPost(h, any, 0, 0, PTL_UNLINK, PTL_INS_BEFORE, md, PTL_UNLINK, PTL_EQ_NONE, &h, &h),
+      PTL_NO_INIT);
   EXPECT_EQ(PtlEQAlloc(h, 8, PTL_EQ_HANDLER_NONE, &h), PTL_NO_INIT);
   EXPECT_EQ(PtlEQAlloc(h, 0, PTL_EQ_HANDLER_NONE, &h), PTL_NO_INIT);
   EXPECT_EQ(PtlEQFree(h), PTL_NO_INIT);
