@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Receiving. A receive first looks among the unexpected messages; if none
-// matches it is posted as an ME in front of the heap, with an MD that is
-// inactive until PtlMDUpdate arms it, and PtlMDUpdate arms it only if the
-// unexpected EQ is empty: otherwise a message may have reached the heap
-// after the search, so the EQ is drained, the search repeated, and the
-// update tried again (the Portals 3.3 technique, seed 004 "atomic").
+// matches it is posted as an ME in front of the heap with its MD, by
+// PtlMEMDPost, which creates them only if the unexpected EQ is empty:
+// otherwise a message may have reached the heap after the search, so the EQ
+// is drained, the search repeated, and the post tried again. (The Portals
+// 3.3 technique, seed 004 "atomic", in one call: insert, attach an inactive
+// MD, arm it with PtlMDUpdate testing the EQ.)
 //
 // An unexpected message is delivered by what it left behind: data in a
 // heap block (copied out), a long message's header (its data pulled from
 // the sender with PtlGet), or a short message's header when the heap was
 // full (its data asked for again, into an ME on our resend portal).
+#include <p3nal_linux.h>
+
 #include <cstring>
 
 #include "endpoint.h"
@@ -59,30 +62,15 @@ ssize_t Endpoint::PostRecv(RecvQueue& q, Op* op) {
   if (it != q.unexpected().end()) return FromPtl(Deliver(q, it, op));
   if (posted_ >= kMaxPosted) return -FI_EAGAIN;
 
-  int rc = PtlMEInsert(q.marker(), op->from, op->match.bits, op->match.ignore, PTL_UNLINK,
-                       PTL_INS_BEFORE, &op->me);
-  if (rc != PTL_OK) return FromPtl(rc);
-  rc = PtlMDAttach(op->me, RecvMd(op->buf, op->len, 0, op->id, eq_), PTL_UNLINK, &op->md);
-  if (rc != PTL_OK) {
-    PtlMEUnlink(op->me);
-    return FromPtl(rc);
-  }
-  ptl_md_t armed = RecvMd(op->buf, op->len, 1, op->id, eq_);
+  const ptl_md_t md = RecvMd(op->buf, op->len, 1, op->id, eq_);
   for (;;) {
-    rc = PtlMDUpdate(op->md, nullptr, &armed, ueq_);
+    const int rc = PtlMEMDPost(q.marker(), op->from, op->match.bits, op->match.ignore, PTL_UNLINK,
+                               PTL_INS_BEFORE, md, PTL_UNLINK, ueq_, &op->me, &op->md);
     if (rc == PTL_OK) break;
-    if (rc != PTL_MD_NO_UPDATE) {
-      PtlMEUnlink(op->me);
-      return FromPtl(rc);
-    }
+    if (rc != PTL_MD_NO_UPDATE) return FromPtl(rc);
     Drain(ueq_, true);
     it = q.Find(*op);
-    if (it != q.unexpected().end()) {
-      // Still inactive, so nothing can have landed in it.
-      PtlMEUnlink(op->me);
-      op->me = op->md = PTL_INVALID_HANDLE;
-      return FromPtl(Deliver(q, it, op));
-    }
+    if (it != q.unexpected().end()) return FromPtl(Deliver(q, it, op));
   }
   ++posted_;
   return 0;
