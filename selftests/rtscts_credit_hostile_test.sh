@@ -22,7 +22,10 @@
 #     first GET past the credit each time it arrives (credit_refused rose
 #     by exactly the times the injector sent it, at least once) and holds
 #     for the fake node at most 256 messages (the peer's queued, the
-#     target NI's msgs_in_flight) and at most 4 MiB ahead of the gap;
+#     target NI's msgs_in_flight) and at most 4 MiB ahead of the gap.
+#     Each GET also carries two PUTs as riders (wire version 4), where
+#     only responses may ride: node b refuses them (bad_frames rose by at
+#     least two per GET it took) and they change none of the above;
 #  2. while a second fake node (10.0.0.201) does the same, node a's
 #     ptl_stress client (puts, gets, getputs, every byte verified) to node
 #     b is served in full, none of its requests refused; the second fake
@@ -134,10 +137,12 @@ getsrc_pid=$!
 wait_for 30 grep -q '^ready' "$dir/getsrc.log"
 report $? "node b: rtscts_getsrc serves gets on pid $pid"
 
-# 1. One fake node, GETs past every grant, no REPLY acknowledged.
+# 1. One fake node, GETs past every grant, no REPLY acknowledged; PUTs
+# riding on each.
 refused0=$(b_iface credit_refused)
-attack one $fake1 --rounds 2
-report $? "ptl_inject credit: handshake, $gets GETs and 2 rounds again from $fake1"
+bad0=$(b_iface bad_frames)
+attack one $fake1 --rounds 2 --put-riders 2
+report $? "ptl_inject credit: handshake, $gets GETs with 2 PUT riders each and 2 rounds again from $fake1"
 taken=$(field taken "$dir/one.json")
 grant=$(field grant_max "$dir/one.json")
 head_sends=$(field head_sends "$dir/one.json")
@@ -152,6 +157,9 @@ report $? "its grant never passed $credit while no REPLY was acknowledged (large
 # many when the link loses none of them.
 [ "$refused" -ge 1 ] && [ "$refused" -le "$head_sends" ]
 report $? "credit_refused rose by $refused: at least once, at most once for each of the $head_sends times the first GET past the credit was sent"
+bad=$(($(b_iface bad_frames) - bad0))
+[ "$bad" -ge $((2 * credit)) ]
+report $? "node b refused the PUTs riding on the $credit GETs it took (bad_frames rose by $bad, at least $((2 * credit))): a request may not ride"
 in_flight=$(stat_of ni $pid objects:msgs_in_flight)
 queued=$(stat_of peer $fake1 queued)
 ooo=$(stat_of peer $fake1 held:ooo_bytes)

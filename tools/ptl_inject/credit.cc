@@ -13,7 +13,14 @@ Bytes CreditGet(const PeersParams& p, const CreditParams& c, const FakePeer& pee
   ptl_hdr h = rtscts::GetHeader({peer.nid, p.src_pid}, p.target, p.portal, p.match_bits, c.length,
                                 index + 1);
   h.src_uid = c.src_uid;
-  return rtscts::Build(f, rtscts::EncodePtl(h));
+  Bytes riders;
+  for (uint32_t i = 0; i < c.put_riders; i++) {
+    ptl_hdr put = rtscts::PutHeader({peer.nid, p.src_pid}, p.target, p.portal, p.match_bits, 0);
+    put.src_uid = c.src_uid;
+    Bytes b = rtscts::EncodePtl(put);
+    riders.insert(riders.end(), b.begin(), b.end());
+  }
+  return rtscts::Build(f, rtscts::EncodePtl(h), {}, riders);
 }
 
 Bytes CreditChallengeAck(const FakePeer& peer, uint32_t dst_nid, uint32_t dst_inc, uint64_t nonce) {

@@ -20,17 +20,22 @@
 namespace ptl_inject {
 
 struct CreditParams {
-  uint32_t gets = 2000;  // GETs, frames 0 .. gets - 1 of the stream
-  uint64_t length = 64;  // bytes each GET asks for
-  uint32_t rounds = 2;   // times what is not acknowledged is sent again
-  uint32_t src_uid = 0;  // the uid the GETs claim (access control admits
-                         // the target's own uid by default)
+  uint32_t gets = 2000;     // GETs, frames 0 .. gets - 1 of the stream
+  uint64_t length = 64;     // bytes each GET asks for
+  uint32_t rounds = 2;      // times what is not acknowledged is sent again
+  uint32_t src_uid = 0;     // the uid the GETs claim (access control admits
+                            // the target's own uid by default)
+  uint32_t put_riders = 0;  // PUT requests riding on each GET (wire version
+                            // 4), which the target must refuse: a request
+                            // there would pass the credit
 };
 
 // GET `index` (0-based) of `peer` to p.target: a MSG frame, seq index,
 // msg_id index + 1, carrying a Portals GET of c.length bytes on p.portal
 // with p.match_bits from {peer.nid, p.src_pid} and uid c.src_uid,
-// md_handle index + 1 (so that each REPLY names its GET). Flags SYN while nothing of the stream
+// md_handle index + 1 (so that each REPLY names its GET), and c.put_riders
+// riders, each a PUT of 0 bytes without ACK to the same portal and bits.
+// Flags SYN while nothing of the stream
 // has been acknowledged (`syn`), ACK_REQ with `ack_req`; dst_inc as given
 // (0: the target is not known yet). No ack fields: the fake node never
 // acknowledges the target's stream, so no REPLY is ever done with.

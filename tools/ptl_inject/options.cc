@@ -145,6 +145,9 @@ credit (also --target, --src-nid, --portal, --match-bits, --src-pid,
                           again, --wait-ms apart (default 2)
   --src-uid N             the uid the GETs claim (default 0; the target's
                           access control admits its own uid by default)
+  --put-riders N          each GET also carries N riders that are PUTs of
+                          0 bytes (0..8, default 0): requests where only
+                          responses may ride, which the target must refuse
   GET 0 opens the stream (sent up to --retries more times until acknowledged);
   exit status 1 if the target never answered it.
 
@@ -266,6 +269,10 @@ Options ParseCommandLine(const std::vector<std::string>& args) {
       {"rounds",
        [&](std::string_view v) { o.credit.rounds = Number<uint32_t>("rounds", v, 0, 1000); }},
       {"src-uid", [&](std::string_view v) { o.credit.src_uid = Number<uint32_t>("src-uid", v); }},
+      {"put-riders",
+       [&](std::string_view v) {
+         o.credit.put_riders = Number<uint32_t>("put-riders", v, 0, RTSCTS_MAX_RIDERS);
+       }},
       {"eager",
        [&](std::string_view v) { o.partial_eager = Number<uint32_t>("eager", v, 0, 1200); }},
       {"first-nid", [&](std::string_view v) { o.peers.first_nid = Nid("first-nid", v); }},

@@ -95,6 +95,34 @@ TEST(Credit, GetsAreValidRequestsOfOneStreamThatAcknowledgeNothing) {
   }
 }
 
+TEST(Credit, PutRidersAreRequestsBetweenTheGetAndItsPayload) {
+  const PeersParams p = Params();
+  FakePeer peer = PeerAt(p, 0);
+  CreditParams c;
+  c.src_uid = 1000;
+  c.put_riders = 2;
+  Bytes b = CreditGet(p, c, peer, 7, false, false, kTargetInc);
+  rtscts_frame f;
+  ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+  EXPECT_TRUE(rtscts::CrcOk(b, f));
+  EXPECT_EQ(f.riders, 2u);
+  EXPECT_EQ(f.payload_len, 0u);
+  ptl_hdr get;
+  ASSERT_EQ(ptl_hdr_decode(b.data() + RTSCTS_PTL_HDR_OFF, PTL_WIRE_HDR_LEN, &get), PTL_WIRE_OK);
+  EXPECT_EQ(get.type, uint32_t(PTL_MSG_GET)) << "the frame's own message is still the GET";
+  for (unsigned i = 0; i < 2; i++) {
+    ptl_hdr h;
+    ASSERT_EQ(ptl_hdr_decode(b.data() + f.riders_off + i * RTSCTS_RIDER_LEN, PTL_WIRE_HDR_LEN, &h),
+              PTL_WIRE_OK);
+    EXPECT_EQ(h.type, uint32_t(PTL_MSG_PUT)) << "a request, where only responses may ride";
+    EXPECT_EQ(h.src.nid, f.src_nid);
+    EXPECT_EQ(h.src_uid, 1000u);
+    EXPECT_EQ(h.dst.nid, kTarget);
+    EXPECT_EQ(h.pt_index, 3u);
+    EXPECT_EQ(h.payload_length, 0u);
+  }
+}
+
 TEST(Credit, ChallengeAckEchoesTheNonceToTheIncarnationThatAsked) {
   FakePeer peer = PeerAt(Params(), 0);
   Bytes b = CreditChallengeAck(peer, kTarget, kTargetInc, 0x0123456789abcdefULL);

@@ -133,18 +133,23 @@ TEST(Options, CreditDefaultsTo2000GetsOf64BytesAndTwoRounds) {
   EXPECT_EQ(o.credit.length, 64u) << "not partial's 1 MiB";
   EXPECT_EQ(o.credit.rounds, 2u);
   EXPECT_EQ(o.credit.src_uid, 0u);
+  EXPECT_EQ(o.credit.put_riders, 0u);
   EXPECT_EQ(o.hostile.src_nid, 0x0a00fffeu);
   o = Parse({"credit", "-i", "va", "--target", "10.0.0.2:98", "--gets", "300", "--length", "8",
-             "--rounds", "0", "--src-nid", "10.0.0.200", "--wait-ms", "500", "--src-uid", "1000"});
+             "--rounds", "0", "--src-nid", "10.0.0.200", "--wait-ms", "500", "--src-uid", "1000",
+             "--put-riders", "2"});
   EXPECT_EQ(o.credit.gets, 300u);
   EXPECT_EQ(o.credit.length, 8u);
   EXPECT_EQ(o.credit.rounds, 0u);
   EXPECT_EQ(o.credit.src_uid, 1000u);
+  EXPECT_EQ(o.credit.put_riders, 2u);
   EXPECT_EQ(o.hostile.src_nid, 0x0a0000c8u);
   EXPECT_EQ(o.wait_ms, 500u);
   EXPECT_THROW(Parse({"credit", "-i", "va", "--dst-nid", "10.0.0.2"}), UsageError)
       << "the GETs need a Portals pid";
   EXPECT_THROW(Parse({"credit", "-i", "va", "--target", "1:2", "--gets", "0"}), UsageError);
+  EXPECT_THROW(Parse({"credit", "-i", "va", "--target", "1:2", "--put-riders", "9"}), UsageError)
+      << "a frame carries at most 8 riders";
   EXPECT_THROW(Parse({"credit", "-i", "va", "--target", "1:2", "--src-nid", "1"}), UsageError)
       << "the fake node cannot be the target";
 }
