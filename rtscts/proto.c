@@ -108,8 +108,7 @@ int rtscts_send(struct ptl_binding *b, struct ptl_msg *msg, gfp_t gfp)
 }
 
 /* @msg is done: @fail says how. It leaves every list of @peer. */
-void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg,
-			   u32 fail)
+void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg, u32 fail)
 {
 	struct rtscts_mcb *mcb = rtscts_mcb(msg);
 

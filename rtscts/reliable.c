@@ -423,7 +423,7 @@ void rtscts_push(struct rtscts_peer *peer, struct sk_buff_head *xq)
 	while (peer->ninflight < limit) {
 		txf = rtscts_next_frame(peer);
 		if (!txf) {
-			/* Nothing to ride on: the first rider carries them. */
+			/* Nothing to ride on: one rider carries the others. */
 			if (!rtscts_held_due(peer))
 				break;
 			rtscts_unhold_one(peer);
