@@ -62,10 +62,7 @@ void rtscts_hold(struct rtscts_peer *peer, struct rtscts_mcb *mcb)
 {
 	list_add_tail(&mcb->node, &peer->rspq_held);
 	if (!hrtimer_is_queued(&peer->ack_timer))
-		hrtimer_start(&peer->ack_timer,
-			      ns_to_ktime((u64)READ_ONCE(rtscts_ack_delay_us) *
-					  NSEC_PER_USEC),
-			      HRTIMER_MODE_REL_SOFT);
+		rtscts_ack_timer_start(peer, READ_ONCE(rtscts_ack_delay_us));
 }
 
 /*

@@ -453,6 +453,7 @@ void rtscts_tx_close(struct rtscts_peer *peer, struct rtscts_mcb *mcb);
 /* timers.c */
 void rtscts_timer_fn(struct timer_list *t);
 void rtscts_timer_arm(struct rtscts_peer *peer);
+void rtscts_ack_timer_start(struct rtscts_peer *peer, unsigned int delay_us);
 void rtscts_ack_soon(struct rtscts_peer *peer);
 void rtscts_ack_timer_idle(struct rtscts_peer *peer);
 enum hrtimer_restart rtscts_ack_timer_fn(struct hrtimer *t);

@@ -112,6 +112,14 @@ static unsigned long rtscts_stalled_since(const struct rtscts_peer *peer)
 	return peer->last_rx;
 }
 
+/* The ack timer fires @delay_us from now. Lock held. */
+void rtscts_ack_timer_start(struct rtscts_peer *peer, unsigned int delay_us)
+{
+	hrtimer_start(&peer->ack_timer,
+		      ns_to_ktime((u64)delay_us * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
 /* The last frame of a message arrived: acknowledge it soon. Lock held. */
 void rtscts_ack_soon(struct rtscts_peer *peer)
 {
@@ -124,8 +132,7 @@ void rtscts_ack_soon(struct rtscts_peer *peer)
 	if (peer->ack_delayed)
 		return;
 	peer->ack_delayed = true;
-	hrtimer_start(&peer->ack_timer, ns_to_ktime((u64)delay * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL_SOFT);
+	rtscts_ack_timer_start(peer, delay);
 }
 
 /*
