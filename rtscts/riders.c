@@ -125,11 +125,13 @@ static bool rtscts_rider_before(const struct rtscts_mcb *rider,
  */
 void rtscts_riders_board(struct rtscts_peer *peer, struct rtscts_txf *txf)
 {
-	u32 room = rtscts_rider_room(peer, txf->type, txf->len);
 	struct rtscts_mcb *mcb, *tmp;
+	u32 room;
 
-	if (txf->type == RTSCTS_RTS)
+	/* Every frame passes here: most find nothing held. */
+	if (list_empty(&peer->rspq_held) || txf->type == RTSCTS_RTS)
 		return;
+	room = rtscts_rider_room(peer, txf->type, txf->len);
 	list_for_each_entry_safe(mcb, tmp, &peer->rspq_held, node) {
 		if (txf->nriders == room || !rtscts_rider_before(mcb, txf))
 			break;
@@ -141,7 +143,8 @@ void rtscts_riders_board(struct rtscts_peer *peer, struct rtscts_txf *txf)
 	}
 	if (list_empty(&peer->rspq_held))
 		peer->held_due = false;
-	rtscts_count(peer->rif, PTL_STAT_TX_RIDERS, txf->nriders);
+	if (txf->nriders)
+		rtscts_count(peer->rif, PTL_STAT_TX_RIDERS, txf->nriders);
 }
 
 /* The riders' Portals headers, into a frame being built at @dst. */
