@@ -80,15 +80,11 @@ bool rtscts_held_due(struct rtscts_peer *peer)
 }
 
 /* Riders a frame of @type with @len bytes of payload has room for. */
-static u32 rtscts_rider_room(const struct rtscts_peer *peer, u8 type, u32 len)
+static u32 rtscts_peer_rider_room(const struct rtscts_peer *peer, u8 type,
+				  u32 len)
 {
-	u32 mtu = min_t(u32, rtscts_mtu(peer->rif), RTSCTS_MAX_FRAME);
-	u32 used = rtscts_hdr_len(type) + len +
-		   (peer->rif->auth ? RTSCTS_AUTH_TAG_LEN : 0);
-
-	if (used >= mtu)
-		return 0;
-	return min_t(u32, (mtu - used) / RTSCTS_RIDER_LEN, RTSCTS_MAX_RIDERS);
+	return rtscts_rider_room(rtscts_mtu(peer->rif), type, peer->rif->auth,
+				 len);
 }
 
 /*
@@ -98,7 +94,7 @@ static u32 rtscts_rider_room(const struct rtscts_peer *peer, u8 type, u32 len)
  */
 void rtscts_unhold_one(struct rtscts_peer *peer)
 {
-	u32 room = rtscts_rider_room(peer, RTSCTS_MSG, 0);
+	u32 room = rtscts_peer_rider_room(peer, RTSCTS_MSG, 0);
 	struct rtscts_mcb *mcb;
 
 	list_for_each_entry(mcb, &peer->rspq_held, node)
@@ -131,7 +127,7 @@ void rtscts_riders_board(struct rtscts_peer *peer, struct rtscts_txf *txf)
 	/* Every frame passes here: most find nothing held. */
 	if (list_empty(&peer->rspq_held) || txf->type == RTSCTS_RTS)
 		return;
-	room = rtscts_rider_room(peer, txf->type, txf->len);
+	room = rtscts_peer_rider_room(peer, txf->type, txf->len);
 	list_for_each_entry_safe(mcb, tmp, &peer->rspq_held, node) {
 		if (txf->nriders == room || !rtscts_rider_before(mcb, txf))
 			break;

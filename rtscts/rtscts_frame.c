@@ -70,12 +70,11 @@ u32 rtscts_frame_hdr_len(const u8 *buf)
 	return len + riders * RTSCTS_RIDER_LEN;
 }
 
-u32 rtscts_frame_room(u32 mtu, u8 type, bool auth)
+/* What a frame of @type leaves of @mtu after its headers and tag. */
+static u32 room_after_headers(u32 mtu, u8 type, bool auth)
 {
 	u32 room;
 
-	if (type != RTSCTS_MSG && type != RTSCTS_DATA)
-		return 0;
 	if (mtu > RTSCTS_MAX_FRAME)
 		mtu = RTSCTS_MAX_FRAME;
 	if (check_sub_overflow(mtu, (u32)rtscts_hdr_len(type), &room) ||
@@ -83,6 +82,25 @@ u32 rtscts_frame_room(u32 mtu, u8 type, bool auth)
 			       &room))
 		return 0;
 	return room;
+}
+
+u32 rtscts_frame_room(u32 mtu, u8 type, bool auth)
+{
+	if (type != RTSCTS_MSG && type != RTSCTS_DATA)
+		return 0;
+	return room_after_headers(mtu, type, auth);
+}
+
+u32 rtscts_rider_room(u32 mtu, u8 type, bool auth, u32 payload)
+{
+	u32 room;
+
+	if (!rtscts_type_reliable(type) ||
+	    check_sub_overflow(room_after_headers(mtu, type, auth), payload,
+			       &room))
+		return 0;
+	room /= RTSCTS_RIDER_LEN;
+	return room < RTSCTS_MAX_RIDERS ? room : RTSCTS_MAX_RIDERS;
 }
 
 bool rtscts_type_reliable(u8 type)

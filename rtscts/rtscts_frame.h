@@ -215,6 +215,12 @@ u32 rtscts_frame_hdr_len(const u8 *buf);
  * place frame room is computed.
  */
 u32 rtscts_frame_room(u32 mtu, u8 type, bool auth);
+/*
+ * Riders a frame of @type carrying @payload bytes has room for on such a
+ * link, at most RTSCTS_MAX_RIDERS: 0 for a type that carries none, or
+ * when the payload leaves no room.
+ */
+u32 rtscts_rider_room(u32 mtu, u8 type, bool auth, u32 payload);
 /* True for the reliable (sequenced) types. */
 bool rtscts_type_reliable(u8 type);
 

@@ -577,6 +577,23 @@ TEST(FrameRiders, EveryReliableTypeCarriesThemBetweenItsHeadersAndPayload) {
   }
 }
 
+TEST(FrameRiders, RoomIsWhatTheMtuLeavesAfterHeadersTagAndPayload) {
+  // MSG headers 168: 1500 - 168 = 1332, 13 riders fit, capped at 8.
+  EXPECT_EQ(rtscts_rider_room(1500, RTSCTS_MSG, false, 0), uint32_t(RTSCTS_MAX_RIDERS));
+  EXPECT_EQ(rtscts_rider_room(1500, RTSCTS_MSG, false, 1332 - 2 * 96), 2u);
+  EXPECT_EQ(rtscts_rider_room(1500, RTSCTS_MSG, false, 1332 - 2 * 96 + 1), 1u);
+  EXPECT_EQ(rtscts_rider_room(1500, RTSCTS_MSG, true, 1332 - 2 * 96), 1u) << "the tag takes 16";
+  EXPECT_EQ(rtscts_rider_room(1500, RTSCTS_DATA, false, 1420), 0u) << "a full frame";
+  EXPECT_EQ(rtscts_rider_room(1500, RTSCTS_DATA, false, 2000), 0u) << "never wraps";
+  EXPECT_EQ(rtscts_rider_room(80 + 96, RTSCTS_CTS, false, 0), 1u);
+  EXPECT_EQ(rtscts_rider_room(169, RTSCTS_MSG, false, 0), 0u) << "the smallest MTU";
+  EXPECT_EQ(rtscts_rider_room(1u << 20, RTSCTS_MSG, false, 0), uint32_t(RTSCTS_MAX_RIDERS))
+      << "capped at 65535 first";
+  for (int t :
+       {int(RTSCTS_ACK), int(RTSCTS_RESET), int(RTSCTS_CHALLENGE), int(RTSCTS_CHALLENGE_ACK), 0})
+    EXPECT_EQ(rtscts_rider_room(9000, uint8_t(t), false, 0), 0u) << t;
+}
+
 TEST(FrameRiders, EfieldOnTypesThatAreNotReliable) {
   for (uint8_t type : {RTSCTS_ACK, RTSCTS_RESET, RTSCTS_CHALLENGE, RTSCTS_CHALLENGE_ACK}) {
     // The count alone, and the count with its bytes: both refused.
