@@ -34,6 +34,8 @@
 /* Local ACK timeout of the QPs: 4.096 us << 16 = 268 ms, 6 retries. */
 #define PRD_ACK_TIMEOUT		16
 #define PRD_RETRY_COUNT		6
+/* ib_drain_qp() posts one more work request on each queue. */
+#define PRD_DRAIN_WRS		1
 #define PRD_RNR_RETRY_INFINITE	7
 #define PRD_LISTEN_BACKLOG	64
 
@@ -199,8 +201,9 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	conn->max_sge = min_t(u32, dev->attrs.max_send_sge, PRD_MAX_SGE);
 	conn->replays_local_ops = dev->ops.driver_id == RDMA_DRIVER_RXE;
 	attr.cap.max_send_wr = conn->ntx + 3 * PRD_RDMA_SLOTS *
-			       (PRD_RDMA_PAGES / conn->max_sge + 3 + 2);
-	attr.cap.max_recv_wr = conn->nrx;
+			       (PRD_RDMA_PAGES / conn->max_sge + 3 + 2) +
+			       PRD_DRAIN_WRS;
+	attr.cap.max_recv_wr = conn->nrx + PRD_DRAIN_WRS;
 	/*
 	 * A completion per work request at most, signalled or not: a QP in
 	 * error flushes every one still queued, each with a completion. So
@@ -234,10 +237,18 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
  * Frees what prd_conn_setup_qp() made. The QP goes first, so that the
  * adapter stops using the buffers; freeing the CQ waits for a completion
  * handler still running.
+ *
+ * Drained before it is destroyed, as the kernel's other RDMA clients do:
+ * ib_drain_qp() moves it to the error state and returns once every work
+ * request still queued has completed (flushed) and its handler has run,
+ * which finds the connection dead and posts nothing. Destroyed undrained,
+ * Soft-RoCE (6.1) has been seen to keep references to the QP past its
+ * wait for them (a WARN in __rxe_cleanup, rdma-transport.md).
  */
 static void prd_conn_free_res(struct prd_conn *conn)
 {
 	if (conn->qp_created) {
+		ib_drain_qp(conn->id->qp);
 		rdma_destroy_qp(conn->id);
 		conn->qp_created = false;
 	}

@@ -123,5 +123,10 @@ portals_clean() {
 		v=$(cat "/sys/class/misc/portals/$c")
 		[ "$v" = 0 ] || echo "# $c is $v"
 	done
+	# What still holds them: the connections and the last kernel words.
+	if [ $leaks != 0 ]; then
+		"$ptlctl" -s peer show 2>&1 | sed 's/^/# /'
+		dmesg | tail -n 20 | sed 's/^/# /'
+	fi
 	report $leaks "node $NODE: $1: nothing left behind within ${i} s (pinned pages, MDs, NIs, EQs, objects)"
 }
