@@ -1125,8 +1125,9 @@ class Client {
     s_.ep->Attach(s_.tx->p, s_.rx->p, s_.cap);
   }
 
-  // For tools/testing/bench/budget-netbench: which samples of a profile
-  // fall in the timed round trips (perf record --clockid=CLOCK_MONOTONIC).
+  // For tools/testing/bench/budget-netbench and profile-netbench: which
+  // samples of a profile fall in the timed round trips or stream
+  // (perf record --clockid=CLOCK_MONOTONIC).
   void NoteTimedWindow(Transport t, size_t n, int64_t start, int64_t end) const {
     if (o_.timed_window.empty()) return;
     FILE* f = std::fopen(o_.timed_window.c_str(), "a");
@@ -1197,6 +1198,7 @@ class Client {
       s_.ep->StreamSend(n, count);
       int64_t t1 = NowNs();
       if (ctl_.Hear().op != kBwDone) Die("bandwidth: bad answer from the server");
+      NoteTimedWindow(t, n, t0, t1);
       mbps.push_back(static_cast<double>(n) * count / static_cast<double>(t1 - t0) * 1e3);
     }
     return Row{t, true, n, *std::min_element(mbps.begin(), mbps.end()), Median(mbps)};
