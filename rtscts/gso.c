@@ -19,6 +19,28 @@
  * Receiving (rtscts_unchain): the frames are taken off the head and each
  * is received as if it had come alone, Ethernet header included.
  *
+ * Large frames go further, as TCP's GSO packets do: one DATA frame with
+ * up to 64 KiB of payload and one header (wire version 5: segs and
+ * seg_size, rtscts_frame.h) stands for the frames of the link's MTU that
+ * would carry it. It is a GSO skb too (the same type, no frag_list), so
+ * it crosses a veth or a bridge of veths whole and the receiver takes it
+ * whole: one header built, checked and acknowledged per 64 KiB instead of
+ * per 1.4. Where a device cannot carry it, the packet_offload cuts it
+ * (rtscts_cut_large_frame): skb_segment() copies the headers in front of
+ * each segment's slice of the payload pages, and each header is rewritten
+ * as that segment's own (sequence, offset, lengths, flags, crc, pcsum).
+ *
+ * A large frame has no pcsum (0) and says CHECKSUM_UNNECESSARY: there is
+ * nothing for a device that takes it whole to compute. Its segments get
+ * theirs when it is cut: left to the device if it computes any checksum,
+ * else computed here. A device that computes none never takes it whole:
+ * for an skb that is not CHECKSUM_NONE, harmonize_features() masks every
+ * GSO feature of a device that cannot checksum the protocol, so the stack
+ * cuts it first (a veth after ethtool -K tx off). A large frame never
+ * crosses a wire, and its receiver does not check the pcsum it does not
+ * have, as it does not check that of a frame that still says
+ * CHECKSUM_PARTIAL (link.c).
+ *
  * The offload list is the host's, not a namespace's, and a packet_offload
  * takes over software segmentation of every GSO skb of its ethertype. So
  * only the two ethertypes IEEE 802 sets aside for local experiments (the
@@ -34,15 +56,113 @@
 
 #include "rtscts.h"
 
+/**
+ * rtscts_large_frame_segs - how many frames a large frame may stand for
+ * @rif: the interface
+ * @room: payload bytes of one frame on its link
+ *
+ * Return: at most this many (a large frame's header, at most 64 KiB with
+ * its link header, within the device's GSO limits), or 0 if this interface
+ * sends no large frames.
+ */
+u32 rtscts_large_frame_segs(const struct rtscts_if *rif, u32 room)
+{
+	struct net_device *dev = rif->dev;
+	u32 len = min_t(u32, READ_ONCE(dev->gso_max_size),
+			GSO_LEGACY_MAX_SIZE);
+	u32 segs;
+
+	if (!rif->superframes || rif->auth || !room ||
+	    !READ_ONCE(rtscts_large_frames) ||
+	    check_sub_overflow(len, (u32)LL_RESERVED_SPACE(dev), &len) ||
+	    check_sub_overflow(min_t(u32, len, RTSCTS_MAX_FRAME),
+			       (u32)RTSCTS_DATA_HDR_LEN, &len))
+		return 0;
+	segs = min3(len / room, (u32)RTSCTS_MAX_SEGS,
+		    (u32)READ_ONCE(dev->gso_max_segs));
+	return segs >= 2 ? segs : 0;
+}
+
+/**
+ * rtscts_large_frame_mark - make a built large frame a GSO skb
+ * @skb: the sealed frame, its link header pushed
+ * @f: its headers
+ *
+ * As for a TCP GSO packet: gso_size is a segment's payload and the
+ * transport header is where the payload starts, so that the stack's view
+ * of a segment (skb_gso_mac_seglen) and of the bytes on the wire
+ * (qdisc_pkt_len_init) are those of the frames it stands for, and the cut
+ * is skb_segment()'s own arithmetic.
+ */
+void rtscts_large_frame_mark(struct sk_buff *skb, const struct rtscts_frame *f)
+{
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	skb_set_transport_header(skb, skb_network_offset(skb) + f->hdr_len);
+	skb_shinfo(skb)->gso_type = SKB_GSO_FRAGLIST;
+	skb_shinfo(skb)->gso_size = f->seg_size;
+	skb_shinfo(skb)->gso_segs = f->segs;
+}
+
+/*
+ * Segment @i of the large frame @lf becomes a frame of its own: its
+ * header rewritten, crc sealed, pcsum left to a device that computes
+ * any checksum (@csum) or computed here.
+ */
+static void rtscts_seal_segment(struct sk_buff *seg,
+				const struct rtscts_frame *lf, u32 i,
+				bool csum)
+{
+	u8 *hdr = skb_mac_header(seg) + skb_mac_header_len(seg);
+	struct rtscts_frame f;
+
+	rtscts_frame_segment(lf, i, &f);
+	rtscts_frame_encode(&f, hdr);
+	rtscts_frame_set_crc(hdr, rtscts_frame_crc_unsealed(hdr, f.csum_len,
+							    rtscts_crc32c));
+	seg->csum_start = hdr - seg->head + RTSCTS_PCSUM_OFF;
+	seg->csum_offset = 0;
+	seg->ip_summed = CHECKSUM_PARTIAL;
+	if (!csum)
+		rtscts_pcsum_fill(seg);
+}
+
+/*
+ * A large frame cut into the frames it stands for. skb_segment() is told
+ * the device computes checksums, so that it neither sums the payload nor
+ * linearizes the shared pages: each segment's pcsum is seen to here.
+ */
+static struct sk_buff *rtscts_cut_large_frame(struct sk_buff *skb,
+					      netdev_features_t features)
+{
+	struct sk_buff *segs, *seg;
+	struct rtscts_frame lf;
+	u32 i = 0;
+
+	/* Built by this host: checked all the same, it is cut by its header. */
+	if (rtscts_frame_decode(skb->data, skb_headlen(skb), skb->len, &lf) ||
+	    !lf.segs || skb->len != lf.frame_len ||
+	    skb_shinfo(skb)->gso_size != lf.seg_size)
+		return ERR_PTR(-EINVAL);
+	__skb_pull(skb, lf.hdr_len);
+	segs = skb_segment(skb, features | NETIF_F_HW_CSUM);
+	if (IS_ERR(segs))
+		return segs;
+	for (seg = segs; seg; seg = seg->next)
+		rtscts_seal_segment(seg, &lf, i++,
+				    features & NETIF_F_HW_CSUM);
+	return segs;
+}
+
 static struct sk_buff *rtscts_gso_segment(struct sk_buff *skb,
 					  netdev_features_t features)
 {
 	struct sk_buff *segs, *seg;
 
-	/* Ours are fraglists of whole frames; no other kind is cut here. */
-	if (!(skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST) ||
-	    !skb_has_frag_list(skb))
+	/* Ours are fraglists of whole frames, or large frames. */
+	if (!(skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST))
 		return ERR_PTR(-EINVAL);
+	if (!skb_has_frag_list(skb))
+		return rtscts_cut_large_frame(skb, features);
 	/* Each frame keeps its own link header: the head's is the same. */
 	segs = skb_segment_list(skb, features, skb_mac_header_len(skb));
 	if (IS_ERR(segs) || (features & NETIF_F_HW_CSUM))
@@ -113,7 +233,7 @@ static bool rtscts_chainable(const struct sk_buff *head,
 	 * A cut gives every frame the head's checksum state
 	 * (__copy_skb_header): one pcsum left to the device, or none, for all.
 	 */
-	return next->len < max_len - len &&
+	return next->len < max_len - len && !skb_is_gso(next) &&
 	       next->ip_summed == head->ip_summed &&
 	       !memcmp(skb_mac_header(next), skb_mac_header(head), ETH_HLEN);
 }

@@ -202,9 +202,11 @@ int rtscts_seal_frame(struct rtscts_if *rif, struct sk_buff *skb,
 		 * Payload in pages: pcsum is left to a device that computes
 		 * any checksum; a veth never needs to, and the receiver on
 		 * this host takes the frame as it is (rtscts_check_csum).
-		 * For any other device it is computed here.
+		 * For any other device it is computed here. A large frame
+		 * has none: each of its segments gets one if it is cut
+		 * (gso.c).
 		 */
-		if (f->csum_len < f->frame_len) {
+		if (f->csum_len < f->frame_len && !f->segs) {
 			if (!skb_partial_csum_set(skb, RTSCTS_PCSUM_OFF, 0))
 				return -EINVAL;
 			if (!(READ_ONCE(rif->dev->features) & NETIF_F_HW_CSUM))
@@ -256,12 +258,14 @@ void __rtscts_xmit(struct rtscts_if *rif, struct sk_buff_head *q)
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(q))) {
-		unsigned int chained = chain && !skb_queue_empty(q) ?
+		/* A large frame goes alone: a cut super-frame must be frames. */
+		bool large = skb_is_gso(skb);
+		unsigned int chained = chain && !large && !skb_queue_empty(q) ?
 				       rtscts_chain(rif, skb, q) : 0;
 
 		frames += 1 + chained;
 		bytes += skb->len;
-		superframes += !!chained;
+		superframes += chained || large;
 		dev_queue_xmit(skb);
 	}
 	if (frames) {
@@ -316,14 +320,16 @@ bool rtscts_resolve(struct rtscts_peer *peer)
  * The CRC and pcsum of an unauthenticated frame, trimmed to frame_len.
  * A frame whose pcsum was left to a device (CHECKSUM_PARTIAL) never left
  * this host: it came across a veth, as TCP segments do that the kernel
- * takes unchecked. The checksum catches corruption, not forgery.
+ * takes unchecked; so did a large frame (gso.c), which has no pcsum. The
+ * checksum catches corruption, not forgery.
  */
 static bool rtscts_check_csum(const struct sk_buff *skb,
 			      const struct rtscts_frame *f)
 {
 	if (rtscts_frame_crc(skb->data, f->csum_len, rtscts_crc32c) != f->crc)
 		return false;
-	if (f->csum_len == f->frame_len || skb->ip_summed == CHECKSUM_PARTIAL)
+	if (f->csum_len == f->frame_len || f->segs ||
+	    skb->ip_summed == CHECKSUM_PARTIAL)
 		return true;
 	/* Trimmed to frame_len (and no tag): the range sums to all ones. */
 	return !rtscts_pcsum(skb, RTSCTS_PCSUM_OFF);

@@ -54,9 +54,13 @@
 
 #include "rtscts.h"
 
-/* The sequence of a buffered frame, in skb->cb. */
+/*
+ * The sequences of a buffered frame, in skb->cb: the first, and how many
+ * (a large frame's segments).
+ */
 struct rtscts_ooo_cb {
 	u32 seq;
+	u32 seqs;
 };
 
 #define RTSCTS_OOO_CB(skb) ((struct rtscts_ooo_cb *)(skb)->cb)
@@ -64,6 +68,20 @@ struct rtscts_ooo_cb {
 u32 rtscts_ooo_seq(const struct sk_buff *skb)
 {
 	return RTSCTS_OOO_CB(skb)->seq;
+}
+
+u32 rtscts_ooo_seqs(const struct sk_buff *skb)
+{
+	return RTSCTS_OOO_CB(skb)->seqs;
+}
+
+/* Does the buffered @held have every sequence of [seq, seq + n)? */
+static bool rtscts_ooo_covers(const struct sk_buff *held, u32 seq, u32 n)
+{
+	u32 from = seq - rtscts_ooo_seq(held);
+
+	return from < rtscts_ooo_seqs(held) &&
+	       n <= rtscts_ooo_seqs(held) - from;
 }
 
 /* Bytes one interface holds ahead of gaps, over all its peers. */
@@ -174,27 +192,30 @@ static void rtscts_ooo_release(struct rtscts_peer *peer, unsigned int n)
  * @skb: the frame (taken in every case)
  * @f: its decoded headers
  *
+ * Frames are held in the order of their first sequence. A large frame
+ * may overlap what is held (its segments, cut on the way, came before or
+ * come after it): it is kept unless one held frame has all its
+ * sequences, and the drain delivers of each frame only what is new.
+ *
  * Return: 0 if kept, -EEXIST if it is there already (a duplicate),
  * -ENOBUFS past the window, -ENOMEM over a cap or without memory.
  */
 int rtscts_ooo_insert(struct rtscts_peer *peer, struct sk_buff *skb,
 		      const struct rtscts_frame *f)
 {
+	u32 seq = f->seq, seqs = rtscts_frame_seqs(f);
 	struct sk_buff *pos, *n;
-	u32 seq = f->seq;
 
-	if (seq - peer->rcv_nxt >= rtscts_window()) {
+	if (seq + seqs - 1 - peer->rcv_nxt >= rtscts_window()) {
 		kfree_skb(skb);
 		return -ENOBUFS;
 	}
 	skb_queue_walk(&peer->ooo, pos) {
-		u32 at = rtscts_ooo_seq(pos);
-
-		if (at == seq) {
+		if (rtscts_ooo_covers(pos, seq, seqs)) {
 			kfree_skb(skb);
 			return -EEXIST;
 		}
-		if (rtscts_seq_after(at, seq))
+		if (rtscts_seq_after(rtscts_ooo_seq(pos), seq))
 			break;
 	}
 	/* Cheap refusal first: the copy can only be larger than the bytes. */
@@ -211,6 +232,7 @@ int rtscts_ooo_insert(struct rtscts_peer *peer, struct sk_buff *skb,
 		return -ENOMEM;
 	}
 	RTSCTS_OOO_CB(n)->seq = seq;
+	RTSCTS_OOO_CB(n)->seqs = seqs;
 	if (skb_queue_empty(&peer->ooo)) {
 		peer->ooo_since = jiffies;
 		/* Sooner than what the timer waits for now, if it must. */

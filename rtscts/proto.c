@@ -124,8 +124,34 @@ void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg, u32 fail)
 	ptl_msg_sent(msg, fail);
 }
 
-/* The next frame of the message rtscts_tx_next() picks. */
-static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
+/*
+ * Sizes @txf, the next DATA of a message with @left bytes to frame: a
+ * large frame of up to @seqs segments of @room bytes if the interface
+ * sends them and more than one frame's worth is left, else one frame.
+ */
+static void rtscts_size_data(struct rtscts_peer *peer, struct rtscts_txf *txf,
+			     u64 left, u32 room, u32 seqs)
+{
+	u32 segs = 0;
+
+	if (left > room && seqs >= 2)
+		segs = rtscts_large_frame_segs(peer->rif, room);
+	if (segs >= 2) {
+		segs = min_t(u64, min(segs, seqs), DIV_ROUND_UP_ULL(left, room));
+		txf->segs = segs;
+		txf->seg_size = room;
+		txf->len = min_t(u64, left, (u64)segs * room);
+		return;
+	}
+	txf->len = min_t(u64, left, room);
+}
+
+/*
+ * The next frame of the message rtscts_tx_next() picks, taking at most
+ * @seqs sequence numbers (at least 1).
+ */
+static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer,
+						u32 seqs)
 {
 	struct rtscts_mcb *mcb;
 	struct rtscts_txf *txf;
@@ -164,7 +190,11 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 	}
 	txf->type = type;
 	txf->off = mcb->next_off;
-	txf->len = min_t(u64, mcb->total - mcb->next_off, room);
+	if (type == RTSCTS_DATA)
+		rtscts_size_data(peer, txf, mcb->total - mcb->next_off, room,
+				 seqs);
+	else
+		txf->len = min_t(u64, mcb->total - mcb->next_off, room);
 	/* A header really framed: only now does a request take a credit. */
 	header = !mcb->hdr_out;
 	if (header && !mcb->response)
@@ -186,8 +216,11 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer)
 	return txf;
 }
 
-/* The next frame to give a sequence number: a CTS first, then data. */
-struct rtscts_txf *rtscts_next_frame(struct rtscts_peer *peer)
+/*
+ * The next frame to give sequence numbers, at most @seqs (at least 1): a
+ * CTS first, then data.
+ */
+struct rtscts_txf *rtscts_next_frame(struct rtscts_peer *peer, u32 seqs)
 {
 	struct rtscts_txf *txf;
 
@@ -196,7 +229,7 @@ struct rtscts_txf *rtscts_next_frame(struct rtscts_peer *peer)
 		list_del(&txf->node);
 		return txf;
 	}
-	return rtscts_next_msg_frame(peer);
+	return rtscts_next_msg_frame(peer, seqs);
 }
 
 /* The payload of @txf into @skb: copied if small, else page fragments. */
@@ -222,6 +255,8 @@ static struct sk_buff *rtscts_build_one(struct rtscts_peer *peer,
 		.status = txf->cts_status,
 		.length = txf->cts_len,
 		.offset = txf->off,
+		.segs = txf->segs,
+		.seg_size = txf->seg_size,
 	};
 	u16 riders_off = rtscts_hdr_len(txf->type);
 	/* At most 8 riders: no overflow of a u16. */
@@ -253,6 +288,10 @@ static struct sk_buff *rtscts_build_one(struct rtscts_peer *peer,
 	    rtscts_finish_frame(peer, skb, &f)) {
 		kfree_skb(skb);
 		return ERR_PTR(-EMSGSIZE);
+	}
+	if (f.segs) {
+		f.hdr_len = hdr_len;
+		rtscts_large_frame_mark(skb, &f);
 	}
 	return skb;
 }

@@ -103,8 +103,9 @@ void rtscts_fill_ack(struct rtscts_peer *peer, struct rtscts_frame *f)
 	f->ack = peer->rcv_nxt;
 	skb_queue_walk(&peer->ooo, skb) {
 		u32 d = rtscts_ooo_seq(skb) - peer->rcv_nxt - 1;
+		u32 n = rtscts_ooo_seqs(skb);
 
-		if (d < 64)
+		for (; n && d < 64; n--, d++)
 			f->sack |= 1ULL << d;
 	}
 	rtscts_credit_fill(peer, f);
@@ -274,7 +275,7 @@ static void rtscts_sack_recover(struct rtscts_peer *peer,
 
 	list_for_each_entry_reverse(txf, &peer->inflight, node) {
 		if (txf->sacked) {
-			above++;
+			above += rtscts_txf_seqs(txf);
 			continue;
 		}
 		if (above < thresh)
@@ -310,7 +311,7 @@ static void rtscts_resend_lost(struct rtscts_peer *peer,
 	list_for_each_entry(txf, &peer->inflight, node)
 		if (!txf->sacked && txf->retransmitted &&
 		    now - txf->sent_ns < rto)
-			pipe++;
+			pipe += rtscts_txf_seqs(txf);
 	list_for_each_entry(txf, &peer->inflight, node) {
 		if (pipe >= peer->cwnd)
 			break;
@@ -321,8 +322,18 @@ static void rtscts_resend_lost(struct rtscts_peer *peer,
 		skb = rtscts_rebuild(peer, txf);
 		if (skb)
 			__skb_queue_tail(xq, skb);
-		pipe++;
+		pipe += rtscts_txf_seqs(txf);
 	}
+}
+
+/* Is every sequence of @txf among the SACK bits? */
+static bool rtscts_txf_sacked(const struct rtscts_txf *txf, u32 ack, u64 sack)
+{
+	u32 d = txf->seq - ack - 1, n = rtscts_txf_seqs(txf);
+
+	if (d >= 64 || n > 64 - d)
+		return false;
+	return (sack >> d & GENMASK_ULL(n - 1, 0)) == GENMASK_ULL(n - 1, 0);
 }
 
 /* Marks what the SACK bits say arrived. */
@@ -330,11 +341,26 @@ static void rtscts_mark_sacked(struct rtscts_peer *peer, u32 ack, u64 sack)
 {
 	struct rtscts_txf *txf;
 
-	list_for_each_entry(txf, &peer->inflight, node) {
-		u32 d = txf->seq - ack - 1;
-
-		if (d < 64 && (sack & (1ULL << d)))
+	list_for_each_entry(txf, &peer->inflight, node)
+		if (rtscts_txf_sacked(txf, ack, sack))
 			txf->sacked = true;
+}
+
+/*
+ * The first @n sequences of the large frame @txf are acknowledged: the
+ * rest of it stays in flight, as the frame its remaining segments make.
+ */
+static void rtscts_txf_trim(struct rtscts_txf *txf, u32 n)
+{
+	u32 bytes = n * txf->seg_size;
+
+	txf->seq += n;
+	txf->off += bytes;
+	txf->len -= bytes;
+	txf->segs -= n;
+	if (txf->segs == 1) {
+		txf->segs = 0;
+		txf->seg_size = 0;
 	}
 }
 
@@ -361,15 +387,25 @@ void rtscts_on_ack(struct rtscts_peer *peer, const struct rtscts_frame *f,
 		return;
 	peer->tx_synced = true;
 	list_for_each_entry_safe(txf, tmp, &peer->inflight, node) {
+		u32 seqs = rtscts_txf_seqs(txf);
+
 		if (!rtscts_seq_before(txf->seq, f->ack))
 			break;
-		list_del(&txf->node);
-		peer->ninflight--;
-		acked++;
 		if (txf->retransmitted)
 			resent = true;
 		else
 			newest_ns = txf->sent_ns;
+		/* Part of a large frame: its segments cut and some lost. */
+		if (rtscts_seq_before(f->ack, txf->seq + seqs)) {
+			seqs = f->ack - txf->seq;
+			rtscts_txf_trim(txf, seqs);
+			peer->ninflight -= seqs;
+			acked += seqs;
+			break;
+		}
+		list_del(&txf->node);
+		peer->ninflight -= seqs;
+		acked += seqs;
 		rtscts_frame_acked(peer, txf);
 		rtscts_txf_free(txf);
 	}
@@ -421,7 +457,7 @@ void rtscts_push(struct rtscts_peer *peer, struct sk_buff_head *xq)
 		return;
 	}
 	while (peer->ninflight < limit) {
-		txf = rtscts_next_frame(peer);
+		txf = rtscts_next_frame(peer, limit - peer->ninflight);
 		if (!txf) {
 			/* Nothing to ride on: one rider carries the others. */
 			if (!rtscts_held_due(peer))
@@ -429,10 +465,11 @@ void rtscts_push(struct rtscts_peer *peer, struct sk_buff_head *xq)
 			rtscts_unhold_one(peer);
 			continue;
 		}
-		txf->seq = peer->snd_nxt++;
+		txf->seq = peer->snd_nxt;
+		peer->snd_nxt += rtscts_txf_seqs(txf);
 		txf->sent_ns = ktime_get_ns();
 		list_add_tail(&txf->node, &peer->inflight);
-		peer->ninflight++;
+		peer->ninflight += rtscts_txf_seqs(txf);
 		rtscts_riders_board(peer, txf);
 		/* A frame that cannot be built now goes out on a timeout. */
 		skb = rtscts_build(peer, txf);
@@ -498,8 +535,9 @@ void rtscts_retransmit_oldest(struct rtscts_peer *peer,
 			txf->sacked = false;
 			continue;
 		}
-		if (sent++ >= peer->cwnd)
+		if (sent >= peer->cwnd)
 			continue;
+		sent += rtscts_txf_seqs(txf);
 		txf->last = true;	/* ACK_REQ: see rtscts_resend_lost */
 		skb = rtscts_rebuild(peer, txf);
 		if (skb)
@@ -526,11 +564,12 @@ void rtscts_restart_stream(struct rtscts_peer *peer, struct sk_buff_head *xq)
 		 */
 		if (rtscts_txf_orphaned(txf)) {
 			list_del(&txf->node);
-			peer->ninflight--;
+			peer->ninflight -= rtscts_txf_seqs(txf);
 			rtscts_txf_free(txf);
 			continue;
 		}
-		txf->seq = peer->snd_nxt++;
+		txf->seq = peer->snd_nxt;
+		peer->snd_nxt += rtscts_txf_seqs(txf);
 		txf->sacked = false;
 		rtscts_credit_resent(peer, txf);
 		skb = rtscts_rebuild(peer, txf);
@@ -548,6 +587,20 @@ static void rtscts_count_dup(struct rtscts_peer *peer)
 	rtscts_count(peer->rif, PTL_STAT_DUPLICATES, 1);
 }
 
+/*
+ * @f seen from sequence @nxt on, for a frame that arrived at or behind it
+ * (a large frame of which the first segments came before, cut): false if
+ * nothing of it is new.
+ */
+static bool rtscts_frame_from(struct rtscts_frame *f, u32 nxt)
+{
+	if (!rtscts_seq_after(f->seq + rtscts_frame_seqs(f), nxt))
+		return false;
+	if (rtscts_seq_before(f->seq, nxt))
+		rtscts_frame_skip_segs(f, nxt - f->seq);
+	return true;
+}
+
 /* Delivers the in-sequence frame @skb; false: not now, keep rcv_nxt. */
 static bool rtscts_in_order(struct rtscts_peer *peer, struct sk_buff *skb,
 			    const struct rtscts_frame *f)
@@ -557,10 +610,11 @@ static bool rtscts_in_order(struct rtscts_peer *peer, struct sk_buff *skb,
 		rtscts_count(peer->rif, PTL_STAT_NO_BUFFER, 1);
 		return false;
 	}
-	peer->rcv_nxt++;
+	peer->rcv_nxt += rtscts_frame_seqs(f);
 	peer->rx_riders_done = 0;
 	peer->ooo_since = jiffies;	/* the gap ahead, if any, is younger */
-	if (++peer->rx_unacked >= RTSCTS_ACK_EVERY)
+	peer->rx_unacked += rtscts_frame_seqs(f);
+	if (peer->rx_unacked >= RTSCTS_ACK_EVERY)
 		peer->ack_now = true;
 	else if (f->flags & RTSCTS_F_ACK_REQ)
 		rtscts_ack_soon(peer);
@@ -580,9 +634,9 @@ static void rtscts_drain_ooo(struct rtscts_peer *peer)
 			break;
 		skb = rtscts_ooo_pop(peer);
 		/* Checked when it arrived; decoded again to spare skb->cb. */
-		if (seq != peer->rcv_nxt ||
-		    rtscts_frame_decode(skb->data, skb_headlen(skb), skb->len,
-					&f)) {
+		if (rtscts_frame_decode(skb->data, skb_headlen(skb), skb->len,
+					&f) ||
+		    !rtscts_frame_from(&f, peer->rcv_nxt)) {
 			kfree_skb(skb);
 			continue;
 		}
@@ -632,14 +686,16 @@ static void rtscts_rx_seq(struct rtscts_peer *peer, struct sk_buff *skb,
 			  const struct rtscts_frame *f,
 			  struct sk_buff_head *xq)
 {
+	struct rtscts_frame view = *f;
+
 	if (!rtscts_rx_stream(peer, f, xq, eth_hdr(skb)->h_source))
 		goto drop;
-	if (rtscts_seq_before(f->seq, peer->rcv_nxt)) {
+	if (!rtscts_seq_after(f->seq + rtscts_frame_seqs(f), peer->rcv_nxt)) {
 		rtscts_count_dup(peer);
 		peer->ack_now = true;	/* our ack may have been lost */
 		goto drop;
 	}
-	if (f->seq != peer->rcv_nxt) {
+	if (rtscts_seq_after(f->seq, peer->rcv_nxt)) {
 		/* Takes the skb: kept (a copy), or dropped and counted. */
 		int err = rtscts_ooo_insert(peer, skb, f);
 
@@ -652,7 +708,9 @@ static void rtscts_rx_seq(struct rtscts_peer *peer, struct sk_buff *skb,
 		}
 		return;
 	}
-	if (!rtscts_in_order(peer, skb, f))
+	/* A large frame of which we have the first segments: the rest. */
+	rtscts_frame_from(&view, peer->rcv_nxt);
+	if (!rtscts_in_order(peer, skb, &view))
 		goto drop;
 	rtscts_drain_ooo(peer);
 	return;
@@ -692,6 +750,8 @@ bool rtscts_rx_frame(struct rtscts_peer *peer, struct sk_buff *skb,
 	peer->st.rx_bytes += f->frame_len;
 	rtscts_count(rif, PTL_STAT_RX_FRAMES, 1);
 	rtscts_count(rif, PTL_STAT_RX_BYTES, f->frame_len);
+	if (f->segs)	/* a large frame: counted as a super-frame */
+		rtscts_count(rif, PTL_STAT_RX_SUPERFRAMES, 1);
 	trace_rtscts_rx(rif, peer->nid, f);
 	if (peer->state != PTL_PEER_UP && peer->lladdr_valid)
 		rtscts_peer_set_state(peer, PTL_PEER_UP);

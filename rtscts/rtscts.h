@@ -95,6 +95,7 @@ extern unsigned int rtscts_ooo_max_kb;
 extern unsigned int rtscts_rx_open_max;
 extern unsigned int rtscts_rx_reqs_max;
 extern bool rtscts_superframes;
+extern bool rtscts_large_frames;
 
 /* One binding: a Portals interface on a network device. */
 struct rtscts_if {
@@ -239,6 +240,8 @@ struct rtscts_txf {
 	u32 cts_status;
 	u32 seq;
 	u64 sent_ns;			/* for RTT samples */
+	u16 seg_size;			/* a large frame's payload per segment */
+	u8 segs;			/* frames a large frame stands for, or 0 */
 	u8 type;
 	bool sacked;
 	bool retransmitted;
@@ -272,6 +275,12 @@ struct rtscts_mcb {
 	u32 answers;			/* a response: rx_stream of its request */
 };
 
+/* Sequence numbers @txf takes: its segments if a large frame, else 1. */
+static inline u32 rtscts_txf_seqs(const struct rtscts_txf *txf)
+{
+	return txf->segs ? txf->segs : 1;
+}
+
 /* A frame of a message that has ended (acknowledged otherwise, failed). */
 static inline bool rtscts_txf_orphaned(const struct rtscts_txf *txf)
 {
@@ -289,12 +298,18 @@ static inline void rtscts_count(struct rtscts_if *rif, int stat, u64 n)
 	atomic64_add(n, &rif->stats[stat]);
 }
 
-/* gso.c; a super-frame is a fraglist GSO skb, anything else a frame */
+/*
+ * gso.c; a super-frame is a fraglist GSO skb, a large frame a GSO skb
+ * without a frag_list, anything else a frame
+ */
 static inline bool rtscts_is_superframe(const struct sk_buff *skb)
 {
 	return skb_is_gso(skb) && skb_has_frag_list(skb) &&
 	       (skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST);
 }
+
+u32 rtscts_large_frame_segs(const struct rtscts_if *rif, u32 room);
+void rtscts_large_frame_mark(struct sk_buff *skb, const struct rtscts_frame *f);
 
 void rtscts_gso_bind(struct rtscts_if *rif);
 void rtscts_gso_unbind(struct rtscts_if *rif);
@@ -427,6 +442,7 @@ void rtscts_ooo_unbind(struct rtscts_if *rif);
 int rtscts_ooo_insert(struct rtscts_peer *peer, struct sk_buff *skb,
 		      const struct rtscts_frame *f);
 u32 rtscts_ooo_seq(const struct sk_buff *skb);
+u32 rtscts_ooo_seqs(const struct sk_buff *skb);
 struct sk_buff *rtscts_ooo_pop(struct rtscts_peer *peer);
 void rtscts_ooo_unpop(struct rtscts_peer *peer, struct sk_buff *skb);
 u32 rtscts_ooo_purge(struct rtscts_peer *peer);
@@ -476,7 +492,7 @@ void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg, u32 fail);
 void rtscts_rx_complete(struct rtscts_peer *peer, struct ptl_msg *msg,
 			bool request, u32 fail);
 struct sk_buff *rtscts_build(struct rtscts_peer *peer, struct rtscts_txf *txf);
-struct rtscts_txf *rtscts_next_frame(struct rtscts_peer *peer);
+struct rtscts_txf *rtscts_next_frame(struct rtscts_peer *peer, u32 seqs);
 void rtscts_frame_acked(struct rtscts_peer *peer, struct rtscts_txf *txf);
 bool rtscts_busy(const struct rtscts_peer *peer);
 bool rtscts_deliver(struct rtscts_peer *peer, struct sk_buff *skb,

@@ -30,7 +30,9 @@ enum {
 	F_RESERVED = 61,	/* 3 bytes */
 	/* type headers, at RTSCTS_HDR_LEN */
 	T_MSG_ID = 64,
-	T_WORD = 68,		/* reserved, or the CTS status */
+	T_WORD = 68,		/* reserved, the CTS status, or DATA's: */
+	T_SEG_SIZE = 68,	/* u16 */
+	T_SEGS = 70,		/* u8, then a reserved byte */
 	T_LONG = 72,		/* CTS length, DATA offset */
 	T_RESET_STREAM = 64,
 	T_RESET_RESERVED = 68,
@@ -145,8 +147,10 @@ static bool decode_type(const u8 *b, struct rtscts_frame *f)
 		return true;
 	case RTSCTS_DATA:
 		f->msg_id = get_le32(b + T_MSG_ID);
+		f->seg_size = get_le16(b + T_SEG_SIZE);
+		f->segs = b[T_SEGS];
 		f->offset = get_le64(b + T_LONG);
-		return !get_le32(b + T_WORD);
+		return !b[T_SEGS + 1];
 	case RTSCTS_RESET:
 		f->reset_stream = get_le32(b + T_RESET_STREAM);
 		return !get_le32(b + T_RESET_RESERVED);
@@ -157,6 +161,27 @@ static bool decode_type(const u8 *b, struct rtscts_frame *f)
 	default:
 		return true;
 	}
+}
+
+/*
+ * A large frame's segs and seg_size: the payload fills all its segments
+ * but the last, at least a byte of which it leaves. A single frame has
+ * both 0.
+ */
+static int check_segs(const struct rtscts_frame *f)
+{
+	u32 full;
+
+	if (!f->segs)
+		return f->seg_size ? RTSCTS_FRAME_EFIELD : RTSCTS_FRAME_OK;
+	if (f->segs < 2 || f->segs > RTSCTS_MAX_SEGS || !f->seg_size ||
+	    f->riders || f->tag_len || f->pcsum)
+		return RTSCTS_FRAME_EFIELD;
+	/* At most 64 x 65535: no overflow of a u32. */
+	full = (u32)(f->segs - 1) * f->seg_size;
+	if (f->payload_len <= full || f->payload_len - full > f->seg_size)
+		return RTSCTS_FRAME_EFIELD;
+	return RTSCTS_FRAME_OK;
 }
 
 /* What a header's fields may hold for its type. */
@@ -194,7 +219,7 @@ static int check_fields(const struct rtscts_frame *f)
 		if (!f->payload_len ||
 		    f->offset > RTSCTS_MAX_OFFSET - f->payload_len)
 			return RTSCTS_FRAME_EFIELD;
-		break;
+		return check_segs(f);
 	case RTSCTS_CHALLENGE:
 	case RTSCTS_CHALLENGE_ACK:
 		if (!f->nonce)
@@ -292,6 +317,8 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 		break;
 	case RTSCTS_DATA:
 		put_le32(b + T_MSG_ID, f->msg_id);
+		put_le16(b + T_SEG_SIZE, f->seg_size);
+		b[T_SEGS] = f->segs;
 		put_le64(b + T_LONG, f->offset);
 		break;
 	case RTSCTS_RESET:
@@ -301,6 +328,41 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 	case RTSCTS_CHALLENGE_ACK:
 		put_le64(b + T_NONCE, f->nonce);
 		break;
+	}
+}
+
+void rtscts_frame_segment(const struct rtscts_frame *lf, u32 i,
+			  struct rtscts_frame *seg)
+{
+	u32 start = i * lf->seg_size, left = lf->payload_len - start;
+
+	*seg = *lf;
+	seg->segs = 0;
+	seg->seg_size = 0;
+	seg->seq = lf->seq + i;
+	seg->offset = lf->offset + start;
+	seg->payload_len = left < lf->seg_size ? left : lf->seg_size;
+	seg->frame_len = lf->hdr_len + seg->payload_len;
+	seg->csum_len = lf->hdr_len;
+	seg->pcsum = 0;
+	if (i + 1 < lf->segs)
+		seg->flags &= ~RTSCTS_F_ACK_REQ;
+}
+
+void rtscts_frame_skip_segs(struct rtscts_frame *f, u32 skip)
+{
+	u32 bytes = skip * f->seg_size;
+
+	if (!skip || skip >= f->segs)
+		return;
+	f->seq += skip;
+	f->offset += bytes;
+	f->hdr_len += bytes;
+	f->payload_len -= bytes;
+	f->segs -= skip;
+	if (f->segs == 1) {
+		f->segs = 0;
+		f->seg_size = 0;
 	}
 }
 

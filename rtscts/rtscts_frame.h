@@ -10,7 +10,7 @@
  * little-endian:
  *
  *   off size field       meaning
- *     0   1  version     RTSCTS_VERSION (4)
+ *     0   1  version     RTSCTS_VERSION (5)
  *     1   1  type        enum rtscts_type
  *     2   2  flags       RTSCTS_F_*
  *     4   2  frame_len   bytes from offset 0 to the end of the payload
@@ -55,8 +55,10 @@
  *   RTS   msg_id u32, reserved u32 (0), Portals header (96 bytes)
  *   CTS   msg_id u32 (the RTS's), status u32 (RTSCTS_CTS_*), length u64
  *         (payload bytes the target accepts)
- *   DATA  msg_id u32, reserved u32 (0), offset u64, then payload bytes
- *         [offset, offset + n) of the message (offset + n <= 2^48)
+ *   DATA  msg_id u32, seg_size u16, segs u8, reserved u8 (0), offset
+ *         u64, then payload bytes [offset, offset + n) of the message
+ *         (offset + n <= 2^48). segs 0 (and seg_size 0): one frame. segs
+ *         from 2 to RTSCTS_MAX_SEGS: a large frame (below)
  *   ACK   nothing: acknowledges (ack fields) or, with RTSCTS_F_ACK_REQ,
  *         asks for an ACK (a liveness probe)
  *   RESET stream u32 (the receiver's stream this node has no state for),
@@ -77,6 +79,18 @@
  * They count in the frame's headers (hdr_len), so the crc or tag covers
  * them.
  *
+ * Large frames: a DATA frame with segs >= 2 stands for the segs DATA
+ * frames a sender would have sent on a link whose frames carry seg_size
+ * bytes of payload: sequences seq .. seq + segs - 1, segment i carrying
+ * payload bytes [i * seg_size, min((i + 1) * seg_size, n)) at message
+ * offset (offset + i * seg_size), each with this frame's fields but segs and
+ * seg_size 0, and RTSCTS_F_ACK_REQ on the last only. Its payload is more
+ * than (segs - 1) * seg_size bytes and at most segs * seg_size; it
+ * carries no riders and no tag. It never crosses a wire: the sending
+ * host's stack cuts it into those frames (rtscts/gso.c) where a device
+ * cannot carry it whole, and a receiver on the same host takes it whole
+ * or, out of order, cut the same way.
+ *
  * Authenticated frames (flag RTSCTS_F_AUTH, on interfaces bound with a
  * key) carry a RTSCTS_AUTH_TAG_LEN-byte tag right after frame_len: the
  * first 16 bytes of HMAC-SHA256(key, bytes [0, frame_len)). Their crc and
@@ -89,11 +103,12 @@
 #include <ptl/wire.h>
 
 /*
- * 4: responses without payload ride on reliable frames (riders). 3: pcsum
+ * 5: large frames (DATA segs, seg_size). 4: responses without payload ride
+ * on reliable frames (riders). 3: pcsum
  * covers bytes from its own field on, and the crc leaves it out (a device
  * may compute it). 2 added grant; 1 is the first.
  */
-#define RTSCTS_VERSION		4
+#define RTSCTS_VERSION		5
 #define RTSCTS_HDR_LEN		64
 #define RTSCTS_MSG_HDR_LEN	(RTSCTS_HDR_LEN + 8 + PTL_WIRE_HDR_LEN)
 #define RTSCTS_CTS_HDR_LEN	(RTSCTS_HDR_LEN + 16)
@@ -104,6 +119,8 @@
 /* Responses one frame carries besides its own message. */
 #define RTSCTS_MAX_RIDERS	8
 #define RTSCTS_RIDER_LEN	PTL_WIRE_HDR_LEN
+/* Frames one large frame stands for, at most. */
+#define RTSCTS_MAX_SEGS		64
 /* The tag after an authenticated frame: HMAC-SHA256 truncated to 128 bits. */
 #define RTSCTS_AUTH_TAG_LEN	16
 /* Smallest frame a link must carry: a MSG with a byte of payload ... */
@@ -166,6 +183,8 @@ struct rtscts_frame {
 	u32 status;		/* CTS */
 	u64 length;		/* CTS */
 	u64 offset;		/* DATA */
+	u16 seg_size;		/* DATA: a large frame's payload per segment */
+	u8 segs;		/* DATA: frames a large frame stands for, or 0 */
 	u32 reset_stream;	/* RESET */
 	u64 nonce;		/* CHALLENGE, CHALLENGE_ACK */
 	/*
@@ -221,6 +240,28 @@ u32 rtscts_frame_room(u32 mtu, u8 type, bool auth);
  * when the payload leaves no room.
  */
 u32 rtscts_rider_room(u32 mtu, u8 type, bool auth, u32 payload);
+/*
+ * The headers of segment @i (below lf->segs) of the large frame @lf,
+ * decoded: @lf's fields with the segment's sequence, offset and lengths,
+ * segs and seg_size 0, RTSCTS_F_ACK_REQ on the last segment only, and
+ * csum_len the headers' (its payload lies outside the crc).
+ */
+void rtscts_frame_segment(const struct rtscts_frame *lf, u32 i,
+			  struct rtscts_frame *seg);
+/*
+ * @f (decoded) seen from its segment @skip on, as if the segments before
+ * it had not been sent: sequence, offset, and where its payload starts
+ * (hdr_len) and how long it is. A large frame of which one segment is
+ * left is a single frame (segs 0).
+ */
+void rtscts_frame_skip_segs(struct rtscts_frame *f, u32 skip);
+
+/* Sequence numbers @f takes: its segments if a large frame, else 1. */
+static inline u32 rtscts_frame_seqs(const struct rtscts_frame *f)
+{
+	return f->segs ? f->segs : 1;
+}
+
 /* True for the reliable (sequenced) types. */
 bool rtscts_type_reliable(u8 type);
 

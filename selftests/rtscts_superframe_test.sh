@@ -1,8 +1,12 @@
 #!/bin/bash
-# Runs inside a test guest (tools/testing/vm/run): super-frames
-# (rtscts/gso.c). A burst of frames to one peer leaves ptl_rtscts as one
-# fraglist GSO skb; a veth carries it whole, and where a device or a
-# qdisc cannot, the transport's offload gives the stack back the frames:
+# Runs inside a test guest (tools/testing/vm/run): super-frames and large
+# frames (rtscts/gso.c). A burst of frames to one peer leaves ptl_rtscts as
+# one fraglist GSO skb; a veth carries it whole, and where a device or a
+# qdisc cannot, the transport's offload gives the stack back the frames.
+# Parts 1 to 5 run with large_frames=N, so that the data goes as frames
+# of the MTU, and part 6 with large frames (wire version 5: one DATA frame
+# for up to 64 KiB, cut into frames of the MTU where a device cannot carry
+# it):
 #
 #     default namespace (node a)                       namespace b (node b)
 #   va 10.0.0.1 --veth-- pa [bridge ptlbr] pb --veth-- vb 10.0.0.2
@@ -37,10 +41,18 @@
 #     counted) and every payload arrives intact;
 #  5. with the module parameter superframes=N, frames go one by one: no
 #     super-frame is sent, payloads verified;
-#  6. an interface bound with an ethertype that is not one of IEEE's two
+#  6. large frames: across the veth b receives them whole (over 8 KiB of
+#     frame per frame received on average); through tbf (burst: one full
+#     frame) and from va without checksum offload they are cut, tbf drops
+#     nothing and b counts no bad frame (every segment's crc and pcsum
+#     right); with netem losing 2 % of what va sends and reordering a
+#     quarter of it, and then duplicating all of it, every payload
+#     arrives intact and b saw losses (frames out of order), duplicates;
+#     payloads verified throughout;
+#  7. an interface bound with an ethertype that is not one of IEEE's two
 #     local experimental ones (0x9000) gets no offload and sends no
 #     super-frames, and its traffic is delivered;
-#  7. nothing is left behind; the modules unload.
+#  8. nothing is left behind; the modules unload.
 # Environment: NET_MESSAGES (run-net-tests.sh's; default 10,000): each
 # phase sends one 500th of it per client (at least 4), 256 KiB .. 1 MiB
 # each.
@@ -53,6 +65,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=netns_lib.sh
 . "$top/selftests/netns_lib.sh"
 param=/sys/module/ptl_rtscts/parameters/superframes
+large=/sys/module/ptl_rtscts/parameters/large_frames
 inject=$build/tools/ptl_inject/ptl_inject
 pid=79
 count=$((${NET_MESSAGES:-10000} / 500))
@@ -113,6 +126,10 @@ unsummed() {
 		grep -oE 'Sent [0-9]+ bytes [0-9]+ pkt' | grep -oE '[0-9]+ pkt' |
 		grep -oE '[0-9]+' | head -n 1
 }
+
+echo N >"$large"
+[ "$(cat "$large")" = N ]
+report $? "large_frames=N for parts 1 to 5"
 
 # 1. A clean veth carries them whole.
 tx0=$(a_iface tx_superframes) rx0=$(b_iface rx_superframes)
@@ -190,7 +207,51 @@ stress "superframes=N"
 report $? "superframes=N: no super-frame sent"
 echo Y >"$param"
 
-# 6. No offload for an ethertype outside the experimental pair.
+# 6. Large frames.
+echo Y >"$large"
+[ "$(cat "$large")" = Y ]
+report $? "large_frames=Y"
+rx0=$(b_iface rx_superframes) fr0=$(b_iface rx_frames) by0=$(b_iface rx_bytes)
+bad0=$(b_iface bad_frames)
+stress "large frames"
+frames=$(($(b_iface rx_frames) - fr0)) bytes=$(($(b_iface rx_bytes) - by0))
+echo "# large frames: b received $frames frames, $bytes bytes, $(($(b_iface rx_superframes) - rx0)) whole large frames or super-frames"
+[ "$frames" -gt 0 ] && [ $((bytes / frames)) -gt 8192 ]
+report $? "large frames: b received them whole (over 8 KiB per frame)"
+$tc qdisc add dev va root tbf rate 10gbit burst 1540 limit 4000000 &&
+	$ip netns exec b $tc qdisc add dev vb root tbf rate 10gbit \
+		burst 1540 limit 4000000
+report $? "large frames: tbf on both ends, burst 1540 bytes"
+rx1=$(b_iface rx_superframes) fr0=$(b_iface rx_frames)
+stress "large frames through tbf"
+drops=$($tc -s qdisc show dev va | grep -oE 'dropped [0-9]+' | grep -oE '[0-9]+')
+rx2=$(b_iface rx_superframes) frames=$(($(b_iface rx_frames) - fr0))
+echo "# large frames through tbf: b received $frames frames, $((rx2 - rx1)) whole"
+[ "${drops:-1}" = 0 ] && [ $(((rx2 - rx1) * 10)) -lt "$frames" ]
+report $? "large frames through tbf: cut (b received under a tenth whole), tbf dropped nothing"
+$tc qdisc del dev va root
+$ip netns exec b $tc qdisc del dev vb root
+ethtool -K va tx off >/dev/null
+rx1=$(b_iface rx_superframes)
+stress "large frames from va without checksum offload"
+[ "$(b_iface rx_superframes)" = "$rx1" ]
+report $? "large frames from va without checksum offload: cut, b received none whole"
+ethtool -K va tx on >/dev/null
+[ "$(b_iface bad_frames)" = "$bad0" ]
+report $? "large frames: b counted no bad frame (every segment's crc and pcsum right)"
+ooo0=$(b_iface out_of_order) dup0=$(b_iface duplicates)
+$tc qdisc add dev va root netem loss 2% delay 1ms reorder 75%
+report $? "netem on va: loss 2%, a quarter reordered"
+stress "large frames, netem loss 2% and reordering"
+$tc qdisc change dev va root netem duplicate 100%
+stress "large frames, netem duplicating all"
+$tc qdisc del dev va root
+echo "# large frames through netem: b counted $(($(b_iface out_of_order) - ooo0)) out of order, $(($(b_iface duplicates) - dup0)) duplicates"
+[ "$(b_iface out_of_order)" -gt "$ooo0" ] && [ "$(b_iface duplicates)" -gt "$dup0" ]
+report $? "large frames through netem: b saw frames out of order and duplicates"
+tx2=$(a_iface tx_superframes)
+
+# 7. No offload for an ethertype outside the experimental pair.
 "$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0 &&
 	"$ptlctl" iface bind 0 dev va ethertype 0x9000 &&
 	$ip netns exec b "$ptlctl" iface bind 0 dev vb ethertype 0x9000
@@ -199,7 +260,7 @@ stress "ethertype 0x9000"
 [ "$(a_iface tx_superframes)" = 0 ]
 report $? "ethertype 0x9000: no super-frame sent"
 
-# 7. Nothing left behind.
+# 8. Nothing left behind.
 sleep 1
 counters_back
 report $? "module counters are back where they were"

@@ -15,7 +15,7 @@
 //   wire length = avail + (bytes 1-2), or avail - 1 when they are 0xffff.
 //
 // What an accepted frame must satisfy (rtscts_frame.h):
-//  * version RTSCTS_VERSION (4); riders_off == rtscts_hdr_len(type) != 0;
+//  * version RTSCTS_VERSION (5); riders_off == rtscts_hdr_len(type) != 0;
 //    at most RTSCTS_MAX_RIDERS riders, on reliable types only;
 //    hdr_len == riders_off + 96 x riders <= avail;
 //    hdr_len + payload_len == frame_len <= wire_len;
@@ -27,8 +27,12 @@
 //    ack_stream;
 //  * RTS, CTS, ACK, RESET, CHALLENGE and CHALLENGE_ACK carry no payload; DATA some, at an offset
 //    below 2^48; a CTS's status is known, its length <= 2^48, 0 if DROP;
+//  * a large frame (DATA, segs != 0) has 2 to RTSCTS_MAX_SEGS segs of
+//    seg_size != 0, its payload more than (segs - 1) x seg_size and at most
+//    segs x seg_size, no riders, tag or pcsum; a DATA without segs has
+//    seg_size 0;
 //  * reserved fields are 0 (bytes 61-63 in every type, the u32 after
-//    msg_id or a RESET's stream) and every field decodes from its
+//    msg_id of MSG and RTS or a RESET's stream, DATA's byte 71) and every field decodes from its
 //    documented offset (grant at 56, type headers from 64); fields of
 //    other types stay 0;
 //  * encoding the decoded struct gives back the same header bytes (crc 0,
@@ -121,6 +125,14 @@ const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
     case RTSCTS_DATA:
       if (!payload) return "DATA without payload";
       if (f.offset > RTSCTS_MAX_OFFSET - payload) return "DATA reaches past 2^48";
+      if (!f.segs && f.seg_size) return "seg_size without segs";
+      if (f.segs && (f.segs < 2 || f.segs > RTSCTS_MAX_SEGS || !f.seg_size))
+        return "segs or seg_size out of range";
+      if (f.segs && (f.riders || tagged || f.pcsum))
+        return "a large frame with riders, tag or pcsum";
+      if (f.segs &&
+          (payload <= size_t(f.segs - 1) * f.seg_size || payload > size_t(f.segs) * f.seg_size))
+        return "a large frame's payload not in its last segment";
       break;
   }
   if (f.type == RTSCTS_CTS) {
@@ -142,7 +154,7 @@ rtscts_frame Carried(rtscts_frame f) {
   uint8_t t = f.type;
   if (t != RTSCTS_MSG && t != RTSCTS_RTS && t != RTSCTS_CTS && t != RTSCTS_DATA) f.msg_id = 0;
   if (t != RTSCTS_CTS) f.status = 0, f.length = 0;
-  if (t != RTSCTS_DATA) f.offset = 0;
+  if (t != RTSCTS_DATA) f.offset = 0, f.segs = 0, f.seg_size = 0;
   if (t != RTSCTS_RESET) f.reset_stream = 0;
   if (t != RTSCTS_CHALLENGE && t != RTSCTS_CHALLENGE_ACK) f.nonce = 0;
   return f;
@@ -155,9 +167,10 @@ bool SameFields(const rtscts_frame& a, const rtscts_frame& b) {
          a.stream == b.stream && a.seq == b.seq && a.ack_stream == b.ack_stream && a.ack == b.ack &&
          a.window == b.window && a.pcsum == b.pcsum && a.sack == b.sack && a.grant == b.grant &&
          a.msg_id == b.msg_id && a.status == b.status && a.length == b.length &&
-         a.offset == b.offset && a.reset_stream == b.reset_stream && a.nonce == b.nonce &&
-         a.hdr_len == b.hdr_len && a.payload_len == b.payload_len && a.tag_len == b.tag_len &&
-         a.riders == b.riders && a.riders_off == b.riders_off;
+         a.offset == b.offset && a.segs == b.segs && a.seg_size == b.seg_size &&
+         a.reset_stream == b.reset_stream && a.nonce == b.nonce && a.hdr_len == b.hdr_len &&
+         a.payload_len == b.payload_len && a.tag_len == b.tag_len && a.riders == b.riders &&
+         a.riders_off == b.riders_off;
 }
 
 uint32_t BitwiseCrc(const uint8_t* p, size_t n) {
@@ -219,7 +232,8 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
       PROMISE(f.length == Le(buf + 72, 8), f);
       break;
     case RTSCTS_DATA:
-      PROMISE(f.msg_id == Le(buf + 64, 4) && Le(buf + 68, 4) == 0, f);
+      PROMISE(f.msg_id == Le(buf + 64, 4) && f.seg_size == Le(buf + 68, 2), f);
+      PROMISE(f.segs == buf[70] && buf[71] == 0, f);
       PROMISE(f.offset == Le(buf + 72, 8), f);
       break;
     case RTSCTS_RESET:
@@ -330,6 +344,9 @@ void EncodeMode(const uint8_t* data, size_t n) {
   s.status = uint32_t(in.Int(4));
   s.length = in.Int(8);
   s.offset = in.Int(8);
+  // Large frames: mostly none, now and then sizes that may describe it.
+  s.segs = uint8_t(in.Int(1) % (RTSCTS_MAX_SEGS + 8));
+  s.seg_size = s.segs || in.Int(1) < 8 ? uint16_t(in.Int(2)) : 0;
   s.reset_stream = uint32_t(in.Int(4));
   s.nonce = in.Int(8);
   // Now and then one too many.

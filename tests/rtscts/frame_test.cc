@@ -121,7 +121,7 @@ void ExpectSameFields(const rtscts_frame& a, const rtscts_frame& b) {
 // ---------------------------------------------------------------- layout
 
 TEST(FrameLayout, HeaderSizesOfEveryType) {
-  EXPECT_EQ(RTSCTS_VERSION, 4);
+  EXPECT_EQ(RTSCTS_VERSION, 5);
   EXPECT_EQ(RTSCTS_HDR_LEN, 64);
   EXPECT_EQ(rtscts_hdr_len(RTSCTS_MSG), 168);
   EXPECT_EQ(rtscts_hdr_len(RTSCTS_RTS), 168);
@@ -403,7 +403,7 @@ TEST(FrameDecode, EshortMoreBytesReadableThanOnTheWire) {
 }
 
 TEST(FrameDecode, EversionAnyOtherVersion) {
-  for (int v : {0, 1, 2, 3, 5, 0x81, 0xff})
+  for (int v : {0, 1, 2, 3, 4, 6, 0x81, 0xff})
     EXPECT_EQ(Rc(Patched(RTSCTS_MSG, [v](Bytes& b) { b[0] = uint8_t(v); })), RTSCTS_FRAME_EVERSION)
         << v;
   EXPECT_EQ(Rc(Patched(RTSCTS_MSG, [](Bytes& b) { b[0] = RTSCTS_VERSION; })), RTSCTS_FRAME_OK);
@@ -594,6 +594,134 @@ TEST(FrameRiders, RoomIsWhatTheMtuLeavesAfterHeadersTagAndPayload) {
     EXPECT_EQ(rtscts_rider_room(9000, uint8_t(t), false, 0), 0u) << t;
 }
 
+// ---------------------------------------------------------------- large
+
+// DATA with 100 bytes of payload standing for `segs` frames of `seg_size`.
+Bytes Large(uint8_t segs, uint16_t seg_size,
+            const std::function<void(rtscts_frame&)>& change = {}) {
+  return Frame(RTSCTS_DATA, [&](rtscts_frame& f) {
+    f.segs = segs;
+    f.seg_size = seg_size;
+    if (change) change(f);
+  });
+}
+
+TEST(FrameLarge, SegsAndSegSizeRoundTripInDatasSecondWord) {
+  Bytes b = Large(4, 30);
+  EXPECT_EQ(Le16(b, 68), 30u);
+  EXPECT_EQ(b[70], 4u);
+  EXPECT_EQ(b[71], 0u);
+  rtscts_frame f;
+  ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+  EXPECT_EQ(f.segs, 4u);
+  EXPECT_EQ(f.seg_size, 30u);
+  EXPECT_EQ(rtscts_frame_seqs(&f), 4u);
+  ASSERT_EQ(rtscts::Decode(Frame(RTSCTS_DATA), &f), RTSCTS_FRAME_OK);
+  EXPECT_EQ(f.segs, 0u);
+  EXPECT_EQ(rtscts_frame_seqs(&f), 1u);
+}
+
+TEST(FrameLarge, EveryPayloadFromOneByteInTheLastSegmentToAFullOne) {
+  // 100 bytes: 4 x 25 (full), 4 x 30 (10 in the last), 2 x 99 (1 in the last).
+  for (auto [segs, size] : {std::pair{4, 25}, {4, 30}, {2, 99}, {2, 50}, {50, 2}})
+    EXPECT_EQ(Rc(Large(uint8_t(segs), uint16_t(size))), RTSCTS_FRAME_OK) << segs << " x " << size;
+}
+
+TEST(FrameLarge, EfieldWhenSegsAndSegSizeDoNotDescribeThePayload) {
+  const std::tuple<const char*, uint8_t, uint16_t> cases[] = {
+      {"one segment", 1, 100},
+      {"more than RTSCTS_MAX_SEGS", RTSCTS_MAX_SEGS + 1, 2},
+      {"seg_size 0", 2, 0},
+      {"seg_size without segs", 0, 50},
+      {"the last segment empty", 5, 25},
+      {"more than the segments hold", 3, 30},
+  };
+  for (const auto& [what, segs, size] : cases)
+    EXPECT_EQ(Rc(Large(segs, size)), RTSCTS_FRAME_EFIELD) << what;
+}
+
+TEST(FrameLarge, EfieldWithRidersTagOrPcsum) {
+  Bytes riders = WithRiders(RTSCTS_DATA, 1);
+  riders[68] = 50;  // seg_size 50, segs 2 for the 100 bytes of payload
+  riders[70] = 2;
+  rtscts::Seal(riders);
+  EXPECT_EQ(Rc(riders), RTSCTS_FRAME_EFIELD);
+  // A tag: checked before the crc (auth.c), so only the decoder's view.
+  EXPECT_EQ(Rc(Large(2, 50, [](rtscts_frame& f) { f.flags |= RTSCTS_F_AUTH; })),
+            RTSCTS_FRAME_EFIELD);
+  // The payload in pages (csum_len the headers') with a pcsum.
+  Bytes pcsum = Large(2, 50);
+  rtscts::Put16(pcsum, rtscts::off::kCsumLen, RTSCTS_DATA_HDR_LEN);
+  rtscts::Put16(pcsum, rtscts::off::kPcsum, 0x1234);
+  EXPECT_EQ(Rc(pcsum), RTSCTS_FRAME_EFIELD);
+  rtscts::Put16(pcsum, rtscts::off::kPcsum, 0);
+  EXPECT_EQ(Rc(pcsum), RTSCTS_FRAME_OK);
+}
+
+TEST(FrameLarge, OnlyDataHasThem) {
+  // In MSG and RTS the same bytes are the reserved word.
+  for (uint8_t type : {RTSCTS_MSG, RTSCTS_RTS})
+    EXPECT_EQ(Rc(Patched(type, [](Bytes& b) { b[70] = 2; })), RTSCTS_FRAME_ERESERVED) << Name(type);
+}
+
+TEST(FrameLarge, SegmentsAreTheFramesItStandsFor) {
+  rtscts_frame lf;
+  ASSERT_EQ(rtscts::Decode(Large(4, 30,
+                                 [](rtscts_frame& f) {
+                                   f.seq = 0xfffffffeu;  // the segments wrap around 0
+                                   f.offset = 1000;
+                                   f.flags = RTSCTS_F_ACK_REQ | RTSCTS_F_SYN;
+                                 }),
+                           &lf),
+            RTSCTS_FRAME_OK);
+  uint64_t next = lf.offset;
+  for (uint32_t i = 0; i < lf.segs; i++) {
+    rtscts_frame seg;
+    rtscts_frame_segment(&lf, i, &seg);
+    SCOPED_TRACE(i);
+    EXPECT_EQ(seg.seq, 0xfffffffeu + i);
+    EXPECT_EQ(seg.offset, next);
+    EXPECT_EQ(seg.payload_len, i < 3 ? 30u : 10u);
+    EXPECT_EQ(seg.frame_len, RTSCTS_DATA_HDR_LEN + seg.payload_len);
+    EXPECT_EQ(seg.csum_len, RTSCTS_DATA_HDR_LEN);
+    EXPECT_EQ(seg.segs, 0u);
+    EXPECT_EQ(seg.seg_size, 0u);
+    EXPECT_EQ(seg.flags, i < 3 ? RTSCTS_F_SYN : RTSCTS_F_ACK_REQ | RTSCTS_F_SYN);
+    EXPECT_EQ(seg.msg_id, lf.msg_id);
+    EXPECT_EQ(seg.ack, lf.ack);
+    next += seg.payload_len;
+    // Encoded with its payload, it is a valid frame.
+    Bytes b = rtscts::Build(seg, {}, rtscts::Pattern(seg.payload_len));
+    rtscts_frame back;
+    ASSERT_EQ(rtscts::Decode(b, &back), RTSCTS_FRAME_OK);
+    EXPECT_EQ(back.seq, seg.seq);
+    EXPECT_EQ(back.offset, seg.offset);
+  }
+  EXPECT_EQ(next, lf.offset + lf.payload_len);
+}
+
+TEST(FrameLarge, SkippedSegmentsLeaveTheRest) {
+  rtscts_frame f;
+  ASSERT_EQ(rtscts::Decode(Large(4, 30), &f), RTSCTS_FRAME_OK);
+  const rtscts_frame lf = f;
+  rtscts_frame_skip_segs(&f, 0);
+  EXPECT_EQ(f.seq, lf.seq);
+  EXPECT_EQ(f.hdr_len, lf.hdr_len);
+  rtscts_frame_skip_segs(&f, 2);
+  EXPECT_EQ(f.seq, lf.seq + 2);
+  EXPECT_EQ(f.offset, lf.offset + 60);
+  EXPECT_EQ(f.hdr_len, lf.hdr_len + 60);  // where the rest of the payload starts
+  EXPECT_EQ(f.payload_len, 40u);
+  EXPECT_EQ(f.segs, 2u);
+  rtscts_frame_skip_segs(&f, 1);  // one segment left: a single frame
+  EXPECT_EQ(f.seq, lf.seq + 3);
+  EXPECT_EQ(f.payload_len, 10u);
+  EXPECT_EQ(f.segs, 0u);
+  EXPECT_EQ(f.seg_size, 0u);
+  rtscts_frame_skip_segs(&f, 1);  // nothing to skip in a single frame
+  EXPECT_EQ(f.seq, lf.seq + 3);
+}
+
 TEST(FrameRiders, EfieldOnTypesThatAreNotReliable) {
   for (uint8_t type : {RTSCTS_ACK, RTSCTS_RESET, RTSCTS_CHALLENGE, RTSCTS_CHALLENGE_ACK}) {
     // The count alone, and the count with its bytes: both refused.
@@ -644,11 +772,14 @@ TEST(FrameRiders, EshortUntilTheRidersAreReadable) {
 }
 
 TEST(FrameDecode, EreservedTypeHeaderReservedWord) {
-  for (uint8_t type : {RTSCTS_MSG, RTSCTS_RTS, RTSCTS_DATA, RTSCTS_RESET})
+  for (uint8_t type : {RTSCTS_MSG, RTSCTS_RTS, RTSCTS_RESET})
     for (uint32_t v : {0x00000001u, 0x80000000u})
       EXPECT_EQ(Rc(Patched(type, [v](Bytes& b) { rtscts::Put32(b, 68, v); })),
                 RTSCTS_FRAME_ERESERVED)
           << Name(type) << " " << v;
+  // DATA's word holds seg_size and segs (large frames); its last byte
+  // is reserved.
+  EXPECT_EQ(Rc(Patched(RTSCTS_DATA, [](Bytes& b) { b[71] = 1; })), RTSCTS_FRAME_ERESERVED);
 }
 
 struct FieldCase {

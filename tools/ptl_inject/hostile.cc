@@ -94,6 +94,7 @@ class Catalogue {
   void AddPortalsHeaders();
   void AddProtocol();
   void AddRiders();
+  void AddLargeFrames();
   void AddRandom();
 
   const HostileParams& p_;
@@ -131,8 +132,8 @@ void Catalogue::AddTruncated() {
 }
 
 void Catalogue::AddHeaderErrors() {
-  // RTSCTS_VERSION - 1: the format before this one (version 3: no riders,
-  // offset 60 a reserved u32).
+  // RTSCTS_VERSION - 1: the format before this one (version 4: no large
+  // frames, DATA's second word all reserved).
   for (int v : {0, RTSCTS_VERSION - 1, RTSCTS_VERSION + 1, 0xff})
     Add("bad_version", "version-" + std::to_string(v),
         "version byte not " + std::to_string(RTSCTS_VERSION),
@@ -420,6 +421,28 @@ void Catalogue::AddRiders() {
         RTSCTS_FRAME_OK, Flaw::kRiderNotResponse);
 }
 
+// Large frames (version 5): segs and seg_size must describe the payload.
+void Catalogue::AddLargeFrames() {
+  const std::pair<const char*, std::function<void(rtscts_frame&)>> cases[] = {
+      {"segs-one", [](rtscts_frame& f) { f.segs = 1, f.seg_size = 16; }},
+      {"segs-over-max", [](rtscts_frame& f) { f.segs = RTSCTS_MAX_SEGS + 1, f.seg_size = 1; }},
+      {"seg-size-zero", [](rtscts_frame& f) { f.segs = 2, f.seg_size = 0; }},
+      {"seg-size-alone", [](rtscts_frame& f) { f.seg_size = 8; }},
+      {"payload-short", [](rtscts_frame& f) { f.segs = 3, f.seg_size = 8; }},
+      {"payload-long", [](rtscts_frame& f) { f.segs = 2, f.seg_size = 4; }},
+  };
+  for (const auto& [name, change] : cases)
+    Add("large_frame", name, "DATA whose segs and seg_size do not fit its 16 bytes of payload",
+        Valid(RTSCTS_DATA, change), RTSCTS_FRAME_EFIELD);
+  ptl_hdr ack = Put(0);
+  ack.type = PTL_MSG_ACK;
+  rtscts_frame f = Header(RTSCTS_DATA);
+  f.segs = 2;
+  f.seg_size = 8;
+  Add("large_frame", "with-rider", "a large frame carrying a rider",
+      rtscts::Build(f, {}, rtscts::Pattern(16), rtscts::EncodePtl(ack)), RTSCTS_FRAME_EFIELD);
+}
+
 void Catalogue::AddRandom() {
   for (uint32_t i = 0; i < p_.random; i++) {
     Bytes b = RandomFrame(rng_, 300);
@@ -440,6 +463,7 @@ std::vector<HostileFrame> Catalogue::Build() {
   AddPortalsHeaders();
   AddProtocol();
   AddRiders();
+  AddLargeFrames();
   AddRandom();
   return std::move(out_);
 }

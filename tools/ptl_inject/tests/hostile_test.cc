@@ -152,7 +152,7 @@ TEST(Hostile, CoversEveryKindOfFrameItIsFor) {
 // format would hit another field, and the codec could still refuse it for
 // the same reason).
 TEST(Hostile, SpoiledFieldsAreTheOnesTheFramesName) {
-  static_assert(RTSCTS_VERSION == 4, "bad_version/version-3 below names the one before");
+  static_assert(RTSCTS_VERSION == 5, "bad_version/version-4 below names the one before");
   struct Field {
     const char* name;  // a frame's full name, or a prefix ending in '*'
     size_t at, width;  // the field spoiled
@@ -160,7 +160,7 @@ TEST(Hostile, SpoiledFieldsAreTheOnesTheFramesName) {
     int count;         // frames expected to match
   };
   const Field fields[] = {
-      {"bad_version/version-3", 0, 1, RTSCTS_VERSION, 1},  // the format before this one
+      {"bad_version/version-4", 0, 1, RTSCTS_VERSION, 1},  // the format before this one
       {"reserved/common-*", 61, 3, 0, 6},
       {"reserved/pcsum", 46, 2, 0, 1},
       {"reserved/msg-word", 68, 4, 0, 1},
