@@ -686,7 +686,7 @@ static void rtscts_rx_seq(struct rtscts_peer *peer, struct sk_buff *skb,
 			  const struct rtscts_frame *f,
 			  struct sk_buff_head *xq)
 {
-	struct rtscts_frame view = *f;
+	bool delivered;
 
 	if (!rtscts_rx_stream(peer, f, xq, eth_hdr(skb)->h_source))
 		goto drop;
@@ -708,9 +708,16 @@ static void rtscts_rx_seq(struct rtscts_peer *peer, struct sk_buff *skb,
 		}
 		return;
 	}
-	/* A large frame of which we have the first segments: the rest. */
-	rtscts_frame_from(&view, peer->rcv_nxt);
-	if (!rtscts_in_order(peer, skb, &view))
+	if (rtscts_seq_before(f->seq, peer->rcv_nxt)) {
+		/* A large frame of which we have the first segments: the rest. */
+		struct rtscts_frame rest = *f;
+
+		rtscts_frame_from(&rest, peer->rcv_nxt);
+		delivered = rtscts_in_order(peer, skb, &rest);
+	} else {
+		delivered = rtscts_in_order(peer, skb, f);
+	}
+	if (!delivered)
 		goto drop;
 	rtscts_drain_ooo(peer);
 	return;
