@@ -183,14 +183,22 @@ wait_exit() {
 }
 
 # The server dies under a writer: writer_start mounts the device and starts
-# O_DIRECT 1 MiB writes of a big file (sets writer); after the kill,
-# writer_fails BOUND reports that the writer ends with an error within the
-# bound, the device is dead and the file system unmounts.
+# O_DIRECT 1 MiB writes (sets writer), the same 16 MiB of a file over and
+# over until one fails, so that the writer is still writing whenever the
+# kill comes, however fast the link (one pass over a big file ended in
+# ENOSPC before the kill once large frames made ptlblk faster); after the
+# kill, writer_fails BOUND reports that the writer ends with an error
+# within the bound, the device is dead and the file system unmounts.
 writer_start() {
 	mount /dev/ptlblk0 "$mnt"
 	report $? "mounted for the kill test"
-	dd if=/dev/zero of="$mnt/big" bs=1M count=$((size_mb / 2)) oflag=direct \
-		status=none 2>/tmp/dd.err &
+	(
+		while dd if=/dev/zero of="$mnt/big" bs=1M count=16 oflag=direct \
+			conv=notrunc status=none 2>/tmp/dd.err; do
+			:
+		done
+		exit 1
+	) &
 	writer=$!
 }
 
