@@ -118,6 +118,31 @@ static __sum16 rtscts_pcsum(const struct sk_buff *skb, int start)
 /* ---- sending ---- */
 
 /*
+ * An skb whose head holds @size bytes. A small one (every frame's headers,
+ * a short message) is built around a piece of the per-CPU page fragment
+ * cache, as drivers build received frames: a kmalloc'ed head would be
+ * zeroed on every allocation (init_on_alloc, which Debian's kernels turn
+ * on) and churn slab pages.
+ */
+static struct sk_buff *rtscts_alloc_head(size_t size, gfp_t gfp)
+{
+	unsigned int truesize = SKB_DATA_ALIGN(size) +
+				SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+	void *data;
+
+	if (truesize > RTSCTS_FRAG_HEAD_MAX || (gfp & __GFP_DIRECT_RECLAIM))
+		return alloc_skb(size, gfp);
+	data = netdev_alloc_frag(truesize);
+	if (!data)
+		return NULL;
+	skb = build_skb(data, truesize);
+	if (!skb)
+		skb_free_frag(data);
+	return skb;
+}
+
+/*
  * An skb with room for the link header and @linear bytes of frame (at
  * most RTSCTS_MAX_FRAME). The device's head and tail room are read once:
  * they may change meanwhile, and the reserve must be what was allocated.
@@ -138,7 +163,7 @@ struct sk_buff *rtscts_alloc_skb(struct rtscts_if *rif, size_t linear,
 	    check_add_overflow(size, (size_t)READ_ONCE(dev->needed_tailroom),
 			       &size))
 		return NULL;
-	skb = alloc_skb(size, gfp);
+	skb = rtscts_alloc_head(size, gfp);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);

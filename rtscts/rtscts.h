@@ -68,6 +68,8 @@
 #define RTSCTS_OWNER_NONE	U32_MAX	/* a peer charged to no uid */
 #define RTSCTS_RECLAIM_PERIOD	(5 * HZ)
 #define RTSCTS_COPYBREAK	256	/* payload copied into the linear part */
+/* Largest skb head (with its shared info) taken from page fragments. */
+#define RTSCTS_FRAG_HEAD_MAX	2048
 /*
  * Requests a node takes from one peer's stream before it is done with them
  * (no response, or its response acknowledged): the credit the grant field

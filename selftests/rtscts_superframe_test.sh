@@ -240,8 +240,8 @@ report $? "large frames from va without checksum offload: cut, b received none w
 ethtool -K va tx on >/dev/null
 # Only here does b check pcsums (every other frame of this part was
 # partial, across the veth), each of the ~15,000 segments'. One run in
-# five of session 24 (with an experimental change to skb heads, not
-# committed) counted one bad frame in this part, cause not found: a copy
+# eleven of session 24 (with frame heads from page fragments) counted
+# one bad frame in this part, cause not found: a copy
 # resent after its message was acknowledged may be summed from pages the
 # application has written since, and fail where it would have been a
 # duplicate. A wrong cut would spoil every segment, so b may count at
