@@ -125,12 +125,12 @@ void rtscts_tx_done(struct rtscts_peer *peer, struct ptl_msg *msg, u32 fail)
 }
 
 /*
- * Sizes @txf, the next DATA of a message with @left bytes to frame: a
+ * Sizes @txf, the next frame of a message with @left bytes to frame: a
  * large frame of up to @seqs segments of @room bytes if the interface
  * sends them and more than one frame's worth is left, else one frame.
  */
-static void rtscts_size_data(struct rtscts_peer *peer, struct rtscts_txf *txf,
-			     u64 left, u32 room, u32 seqs)
+static void rtscts_size_frame(struct rtscts_peer *peer, struct rtscts_txf *txf,
+			      u64 left, u32 room, u32 seqs)
 {
 	u32 segs = 0;
 
@@ -190,11 +190,9 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer,
 	}
 	txf->type = type;
 	txf->off = mcb->next_off;
-	if (type == RTSCTS_DATA)
-		rtscts_size_data(peer, txf, mcb->total - mcb->next_off, room,
-				 seqs);
-	else
-		txf->len = min_t(u64, mcb->total - mcb->next_off, room);
+	/* Only DATA may be a large frame: a MSG takes one sequence. */
+	rtscts_size_frame(peer, txf, mcb->total - mcb->next_off, room,
+			  type == RTSCTS_DATA ? seqs : 1);
 	/* A header really framed: only now does a request take a credit. */
 	header = !mcb->hdr_out;
 	if (header && !mcb->response)

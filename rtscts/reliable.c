@@ -712,7 +712,7 @@ static void rtscts_rx_seq(struct rtscts_peer *peer, struct sk_buff *skb,
 		/* A large frame of which we have the first segments: the rest. */
 		struct rtscts_frame rest = *f;
 
-		rtscts_frame_from(&rest, peer->rcv_nxt);
+		rtscts_frame_skip_segs(&rest, peer->rcv_nxt - f->seq);
 		delivered = rtscts_in_order(peer, skb, &rest);
 	} else {
 		delivered = rtscts_in_order(peer, skb, f);
