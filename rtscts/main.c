@@ -100,7 +100,7 @@ MODULE_PARM_DESC(superframes,
 bool rtscts_large_frames = true;
 module_param_named(large_frames, rtscts_large_frames, bool, 0644);
 MODULE_PARM_DESC(large_frames,
-		 "Send up to 64 KiB of a message's data as one large frame, which the stack cuts into frames where a device cannot carry it (default Y; with superframes, not on keyed interfaces)");
+		 "Send up to 64 KiB of a message's data as one large frame, which the stack cuts into frames where a device cannot carry it (default Y; ethertypes 0x88b5 and 0x88b6 only, not on keyed interfaces)");
 
 static const struct ptl_transport_ops rtscts_ops = {
 	.bind = rtscts_bind,
