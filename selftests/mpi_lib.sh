@@ -52,7 +52,7 @@ mpi_init() {
 		# one-sided windows as point-to-point messages
 		--mca osc pt2pt)
 	local v
-	for v in MPI_TEST_SKIP UNEXPECTED_COUNT FI_LOG_LEVEL; do
+	for v in MPI_TEST_SKIP UNEXPECTED_COUNT FI_LOG_LEVEL $(compgen -e | grep '^FI_PTL_'); do
 		[ -n "${!v:-}" ] && mpi_opts+=(-x "$v")
 	done
 	local mca i
