@@ -63,6 +63,7 @@ struct Op {
   uint64_t msg_hdr = 0;
   ptl_process_id_t msg_src{};
   bool resend = false;  // data comes from the sender's bounce buffer, asked for
+  bool held = false;    // matched here as messages reach the heap, not posted
   // long send
   ptl_handle_me_t rndv_me = PTL_INVALID_HANDLE;
   Waiting wait;  // a long send, a pull, a resend asked for
@@ -98,6 +99,8 @@ struct Unexpected {
 
 // Tagged or untagged receives: posted receives are MEs in front of a marker
 // ME (no MD, never matches); behind it the heap blocks and the catch-all.
+// Small receives are held here instead (recv.cc) and take their messages
+// from the heap as they arrive.
 class RecvQueue {
  public:
   RecvQueue(Endpoint* ep, bool tagged) : ep_(ep), tagged_(tagged) {}
@@ -109,14 +112,24 @@ class RecvQueue {
   ptl_handle_me_t marker() const { return marker_; }
   std::list<Unexpected>& unexpected() { return unexpected_; }
 
-  // An event on the unexpected EQ for this queue's heap or catch-all.
-  void OnHeapEvent(const ptl_event_t& ev, HeapBlock* block);
-  void OnCatchAllEvent(const ptl_event_t& ev);
+  // An event on the unexpected EQ for this queue's heap or catch-all;
+  // true if it added a message to the unexpected list (last).
+  bool OnHeapEvent(const ptl_event_t& ev, HeapBlock* block);
+  bool OnCatchAllEvent(const ptl_event_t& ev);
   void Release(HeapBlock* block);
 
   // The first unexpected message a receive takes: not claimed, from its
   // source, matching its bits.
   std::list<Unexpected>::iterator Find(const Op& op);
+
+  // Held receives, in posting order: the first that takes message `u`
+  // leaves the queue and is returned.
+  void Hold(Op* op) { held_.push_back(op); }
+  Op* TakeHeldFor(const Unexpected& u);
+  bool Forget(Op* op);
+  // Whether a message exists that a held receive and `op` would both take:
+  // then `op` must not be posted ahead of it.
+  bool HeldOverlaps(const Op& op) const;
   // The message FI_PEEK | FI_CLAIM reserved for `context` (FI_CLAIM takes
   // it whatever its source, tag and ignore say: fi_tagged(3)).
   std::list<Unexpected>::iterator FindClaimed(void* context);
@@ -132,6 +145,7 @@ class RecvQueue {
   ptl_handle_me_t catch_all_me_ = PTL_INVALID_HANDLE;
   std::vector<std::unique_ptr<HeapBlock>> blocks_;
   std::list<Unexpected> unexpected_;
+  std::list<Op*> held_;
 };
 
 // The eager bounce buffer: one bound MD over slots of eager_size bytes.
@@ -238,6 +252,7 @@ class Endpoint {
   void FreeReleasedSpills();
   void OnOpEvent(const ptl_event_t& ev, Op* op);
   void FreeSlot(size_t slot);
+  void MatchArrival(RecvQueue& q);
   int Pull(const Unexpected& u, Op* op);
   int RequestResend(const Unexpected& u, Op* op);
   void Drain(ptl_handle_eq_t eq, bool unexpected_eq);

@@ -30,6 +30,9 @@ struct Limits {
   size_t bounce_slots = 128;  // eager sends in flight per endpoint
   size_t heap_block = 128 * 1024;
   size_t heap_blocks = 4;  // per receive queue (tagged, untagged)
+  // Receives of at most this many bytes are matched by the provider as
+  // their messages reach the heap, not posted to the kernel (recv.cc).
+  size_t recv_match_size = 4096;
   size_t max_msg_size = 1ULL << 31;
   // Peer liveness (liveness.cc): state that has waited this long on a peer
   // probes it; a probe unanswered this long means the peer is gone. The

@@ -63,12 +63,13 @@ bool IsStart(ptl_event_kind_t type) {
 void Endpoint::HandleEvent(const ptl_event_t& ev, bool unexpected_eq) {
   const auto user = reinterpret_cast<uintptr_t>(ev.md.user_ptr);
   if (unexpected_eq) {
-    if (user == kTagCatchAllTagged)
-      tagged_q_.OnCatchAllEvent(ev);
-    else if (user == kTagCatchAllMsg)
-      msg_q_.OnCatchAllEvent(ev);
-    else if (auto* block = static_cast<HeapBlock*>(ev.md.user_ptr))
-      block->queue->OnHeapEvent(ev, block);
+    if (user == kTagCatchAllTagged) {
+      if (tagged_q_.OnCatchAllEvent(ev)) MatchArrival(tagged_q_);
+    } else if (user == kTagCatchAllMsg) {
+      if (msg_q_.OnCatchAllEvent(ev)) MatchArrival(msg_q_);
+    } else if (auto* block = static_cast<HeapBlock*>(ev.md.user_ptr)) {
+      if (block->queue->OnHeapEvent(ev, block)) MatchArrival(*block->queue);
+    }
     return;
   }
   if (user & kProbeUserBit)

@@ -59,6 +59,11 @@ void DefineParams() {
                   "bytes of one overflow heap block (default %zu)", Limits{}.heap_block);
   fi_param_define(&provider, "heap_blocks", FI_PARAM_SIZE_T,
                   "overflow heap blocks per receive queue (default %zu)", Limits{}.heap_blocks);
+  fi_param_define(&provider, "recv_match_size", FI_PARAM_SIZE_T,
+                  "receives of at most this many bytes are matched by the provider when "
+                  "their message reaches the overflow heap, instead of being posted to the "
+                  "kernel (default %zu; 0 posts every receive)",
+                  Limits{}.recv_match_size);
   fi_param_define(&provider, "probe_interval", FI_PARAM_INT,
                   "ms a send or receive waits on a peer before the peer is probed "
                   "(default %u)",
@@ -105,6 +110,7 @@ void ReadParams() {
   ReadBounded<size_t>("bounce_slots", 1, 65536, &l.bounce_slots);
   ReadBounded<size_t>("heap_block", 2 * l.eager_size, 1U << 30, &l.heap_block);
   ReadBounded<size_t>("heap_blocks", 2, 1024, &l.heap_blocks);
+  ReadBounded<size_t>("recv_match_size", 0, 1U << 30, &l.recv_match_size);
   ReadBounded<unsigned>("probe_interval", 10, 3600000, &l.probe_interval_ms);
   ReadBounded<unsigned>("probe_timeout", 10, 3600000, &l.probe_timeout_ms);
   ReadBounded<unsigned>("iface", 0, 3, &l.iface);

@@ -7,6 +7,14 @@
 // 3.3 technique, seed 004 "atomic", in one call: insert, attach an inactive
 // MD, arm it with PtlMDUpdate testing the EQ.)
 //
+// A small receive (at most recv_match_size bytes) is not posted: it is
+// held here, and its message, which then lands in the heap, is matched
+// and copied out when the provider reads the unexpected EQ. Copying a few
+// KiB costs less than the system call and the ME and MD a post creates
+// and destroys. Matching order is kept: a message goes to the receive
+// posted first of those that would take it, so a receive that some held
+// receive could take a message of is held too, whatever its size.
+//
 // An unexpected message is delivered by what it left behind: data in a
 // heap block (copied out), a long message's header (its data pulled from
 // the sender with PtlGet), or a short message's header when the heap was
@@ -14,6 +22,7 @@
 #include <p3nal_linux.h>
 
 #include <cstring>
+#include <iterator>
 
 #include "endpoint.h"
 #include "md.h"
@@ -60,6 +69,11 @@ ssize_t Endpoint::PostRecv(RecvQueue& q, Op* op) {
   Drain(ueq_, true);
   auto it = q.Find(*op);
   if (it != q.unexpected().end()) return FromPtl(Deliver(q, it, op));
+  if (op->len <= limits_.recv_match_size || q.HeldOverlaps(*op)) {
+    op->held = true;
+    q.Hold(op);
+    return 0;
+  }
   if (posted_ >= kMaxPosted) return -FI_EAGAIN;
 
   const ptl_md_t md = RecvMd(op->buf, op->len, 1, op->id, eq_);
@@ -74,6 +88,20 @@ ssize_t Endpoint::PostRecv(RecvQueue& q, Op* op) {
   }
   ++posted_;
   return 0;
+}
+
+// The message just added to q's unexpected list goes to the first held
+// receive that takes it, if any.
+void Endpoint::MatchArrival(RecvQueue& q) {
+  const auto it = std::prev(q.unexpected().end());
+  Op* op = q.TakeHeldFor(*it);
+  if (!op) return;
+  op->held = false;
+  const int rc = Deliver(q, it, op);
+  if (rc != PTL_OK) {
+    Fail("delivering a message to a held receive", rc);
+    Complete(op, 0, FI_EIO, 0);
+  }
 }
 
 int Endpoint::Deliver(RecvQueue& q, std::list<Unexpected>::iterator it, Op* op) {
@@ -183,6 +211,11 @@ ssize_t Endpoint::Cancel(void* context) {
   std::lock_guard lock(mutex_);
   for (auto& [id, op] : ops_) {
     if (op->kind != Op::Kind::kRecv || op->context != context) continue;
+    if (op->held) {
+      (op->tagged ? tagged_q_ : msg_q_).Forget(op.get());
+      Complete(op.get(), 0, FI_ECANCELED, 0);
+      return 0;
+    }
     if (op->me == PTL_INVALID_HANDLE || op->resend) return 0;  // data is on its way
     // Unlinking fails if a message is being deposited: then it completes.
     if (PtlMEUnlink(op->me) != PTL_OK) return 0;

@@ -11,7 +11,8 @@
 // up unlinks itself; once every message in it has been received it is
 // attached again, last among the blocks. All heap and catch-all events go
 // to the endpoint's unexpected EQ, in arrival order, which is the order
-// unexpected messages are matched in.
+// unexpected messages are matched in. Held receives (small ones, never
+// posted: recv.cc) take their messages from there as they arrive.
 #include <cstring>
 
 #include "endpoint.h"
@@ -77,6 +78,7 @@ void RecvQueue::Teardown() {
   if (marker_ != PTL_INVALID_HANDLE) PtlMEUnlink(marker_);
   catch_all_me_ = marker_ = PTL_INVALID_HANDLE;
   unexpected_.clear();
+  held_.clear();
 }
 
 int RecvQueue::AttachBlock(HeapBlock* block) {
@@ -96,37 +98,79 @@ int RecvQueue::AttachBlock(HeapBlock* block) {
   return PTL_OK;
 }
 
-void RecvQueue::OnHeapEvent(const ptl_event_t& ev, HeapBlock* block) {
+bool RecvQueue::OnHeapEvent(const ptl_event_t& ev, HeapBlock* block) {
   if (ev.type == PTL_EVENT_UNLINK) {
     block->attached = false;
     if (!block->live) AttachBlock(block);
-    return;
+    return false;
   }
-  if (ev.type != PTL_EVENT_PUT_END || ev.ni_fail_type != PTL_NI_OK) return;
+  if (ev.type != PTL_EVENT_PUT_END || ev.ni_fail_type != PTL_NI_OK) return false;
   Unexpected u = FromEvent(ev);
   u.block = block;
   u.offset = ev.offset;
   ++block->live;
   unexpected_.push_back(u);
+  return true;
 }
 
-void RecvQueue::OnCatchAllEvent(const ptl_event_t& ev) {
-  if (ev.type != PTL_EVENT_PUT_END || ev.ni_fail_type != PTL_NI_OK) return;
+bool RecvQueue::OnCatchAllEvent(const ptl_event_t& ev) {
+  if (ev.type != PTL_EVENT_PUT_END || ev.ni_fail_type != PTL_NI_OK) return false;
   unexpected_.push_back(FromEvent(ev));
+  return true;
 }
 
 void RecvQueue::Release(HeapBlock* block) {
   if (--block->live == 0 && !block->attached) AttachBlock(block);
 }
 
+namespace {
+
+bool Takes(const Op& op, const Unexpected& u) {
+  if (u.claimed_by) return false;
+  if (op.from.nid != PTL_NID_ANY && op.from.nid != u.src.nid) return false;
+  if (op.from.pid != PTL_PID_ANY && op.from.pid != u.src.pid) return false;
+  return Matches(op.match, u.bits);
+}
+
+bool SameSourcePossible(ptl_process_id_t a, ptl_process_id_t b) {
+  return (a.nid == PTL_NID_ANY || b.nid == PTL_NID_ANY || a.nid == b.nid) &&
+         (a.pid == PTL_PID_ANY || b.pid == PTL_PID_ANY || a.pid == b.pid);
+}
+
+}  // namespace
+
 std::list<Unexpected>::iterator RecvQueue::Find(const Op& op) {
-  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it) {
-    if (it->claimed_by) continue;
-    if (op.from.nid != PTL_NID_ANY && op.from.nid != it->src.nid) continue;
-    if (op.from.pid != PTL_PID_ANY && op.from.pid != it->src.pid) continue;
-    if (Matches(op.match, it->bits)) return it;
-  }
+  for (auto it = unexpected_.begin(); it != unexpected_.end(); ++it)
+    if (Takes(op, *it)) return it;
   return unexpected_.end();
+}
+
+Op* RecvQueue::TakeHeldFor(const Unexpected& u) {
+  for (auto it = held_.begin(); it != held_.end(); ++it) {
+    if (!Takes(**it, u)) continue;
+    Op* op = *it;
+    held_.erase(it);
+    return op;
+  }
+  return nullptr;
+}
+
+bool RecvQueue::Forget(Op* op) {
+  for (auto it = held_.begin(); it != held_.end(); ++it) {
+    if (*it != op) continue;
+    held_.erase(it);
+    return true;
+  }
+  return false;
+}
+
+bool RecvQueue::HeldOverlaps(const Op& op) const {
+  for (const Op* h : held_) {
+    const uint64_t free_bits = h->match.ignore | op.match.ignore;
+    if (SameSourcePossible(h->from, op.from) && ((h->match.bits ^ op.match.bits) & ~free_bits) == 0)
+      return true;
+  }
+  return false;
 }
 
 std::list<Unexpected>::iterator RecvQueue::FindClaimed(void* context) {

@@ -244,6 +244,50 @@ TEST_F(FiPtl, TagsIgnoreBitsAndOrder) {
   EXPECT_EQ(got, 103);
 }
 
+// Small receives are held by the provider, larger ones posted to the
+// kernel (FI_PTL_RECV_MATCH_SIZE); a message still goes to the receive
+// posted first of those that take it.
+TEST_F(FiPtl, HeldAndPostedReceivesMatchInPostingOrder) {
+  fi_cq_tagged_entry e{};
+  // Both take tag 5: the large one must not overtake the small one.
+  std::vector<char> small(64, 0), large(kLong, 0);
+  fi_context small_ctx{}, large_ctx{};
+  FI_OK(fi_trecv(ep_[1], small.data(), small.size(), nullptr, FI_ADDR_UNSPEC, 5, 0, &small_ctx));
+  FI_OK(fi_trecv(ep_[1], large.data(), large.size(), nullptr, FI_ADDR_UNSPEC, 4, 0x1, &large_ctx));
+  const auto first = Pattern(32, 1), second = Pattern(kLong, 2);
+  FI_OK(fi_tsend(ep_[0], first.data(), first.size(), nullptr, addr_[1], 5, nullptr));
+  FI_OK(fi_tsend(ep_[0], second.data(), second.size(), nullptr, addr_[1], 5, nullptr));
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(e.op_context, &small_ctx);
+  EXPECT_EQ(e.len, first.size());
+  EXPECT_EQ(std::memcmp(small.data(), first.data(), first.size()), 0);
+  ASSERT_EQ(Wait(1, &e), 1);
+  EXPECT_EQ(e.op_context, &large_ctx);
+  EXPECT_EQ(e.len, second.size());
+  EXPECT_EQ(large, second);
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(Wait(0, &e), 1);
+
+  // Disjoint tags: the large receive (posted) and the small one (held)
+  // each take their own message, in either order of arrival.
+  FI_OK(fi_trecv(ep_[1], small.data(), small.size(), nullptr, FI_ADDR_UNSPEC, 6, 0, &small_ctx));
+  FI_OK(fi_trecv(ep_[1], large.data(), large.size(), nullptr, FI_ADDR_UNSPEC, 7, 0, &large_ctx));
+  const auto third = Pattern(kLong, 3), fourth = Pattern(48, 4);
+  FI_OK(fi_tsend(ep_[0], third.data(), third.size(), nullptr, addr_[1], 7, nullptr));
+  FI_OK(fi_tsend(ep_[0], fourth.data(), fourth.size(), nullptr, addr_[1], 6, nullptr));
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(Wait(1, &e), 1);
+    if (e.op_context == &large_ctx) {
+      EXPECT_EQ(e.tag, 7U);
+      EXPECT_EQ(large, third);
+    } else {
+      EXPECT_EQ(e.op_context, &small_ctx);
+      EXPECT_EQ(e.tag, 6U);
+      EXPECT_EQ(std::memcmp(small.data(), fourth.data(), fourth.size()), 0);
+    }
+  }
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(Wait(0, &e), 1);
+}
+
 TEST_F(FiPtl, SourceAndRemoteCqData) {
   uint32_t v = 0xfeedbeef, got = 0;
   fi_addr_t src = FI_ADDR_NOTAVAIL;
