@@ -51,8 +51,19 @@ if [ "${PTL_AUTH:-0}" = 1 ]; then
 fi
 peer_nid=$(nid_of "$PEER_IP")
 
+# Node 0 starts its clients once node 1 is ready: node 1 accepts one TCP
+# connection on this port when its transport is bound and its server
+# runs. A fixed head start was not enough beside other guests: ptl_rdma's
+# connection to a node not yet listening is refused, and the client's
+# first put failed (PTL_NI_FAIL) before the server existed.
+ready_port=7071
+
 if [ "$NODE" = 1 ]; then
-	"$stress" server --pid 77 --clients 2 --timeout-ms 60000 --quiet
+	"$stress" server --pid 77 --clients 2 --timeout-ms 60000 --quiet &
+	server=$!
+	sleep 0.5	# its NI and match entries
+	timeout 120 busybox nc -l -p $ready_port </dev/null >/dev/null
+	wait $server
 	report $? "node 1: served two clients, 0 B .. 1 MiB, every message verified"
 	# A client that keeps going; we vanish under it.
 	"$stress" server --pid 78 --clients 1 --timeout-ms 60000 --quiet &
@@ -66,8 +77,20 @@ if [ "$NODE" = 1 ]; then
 	exit $((failures > 0))
 fi
 
-# Both nodes boot at about the same time: give the server a head start.
-sleep 2
+peer_ready() {	# node 1's ready listener answers (at most 120 s)
+	local i
+	for ((i = 0; i < 600; i++)); do
+		if exec 3<>"/dev/tcp/$PEER_IP/$ready_port"; then
+			exec 3>&-
+			return 0
+		fi 2>/dev/null
+		sleep 0.2
+	done
+	return 1
+}
+
+peer_ready
+report $? "node 0: node 1 is ready (transport bound, server running)"
 "$stress" client --server "$peer_nid:77" --id 0 --count 300 --max-size 1M \
 	--seed 1 --timeout-ms 60000 --quiet &
 "$stress" client --server "$peer_nid:77" --id 1 --count 300 --max-size 1M \
