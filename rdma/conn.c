@@ -58,6 +58,7 @@ void __prd_conn_kill(struct prd_conn *conn)
 	if (conn->state == PRD_CONN_DEAD)
 		return;
 	conn->state = PRD_CONN_DEAD;
+	conn->killed_at = ktime_get();
 	queue_work(prd_wq, &conn->kill_work);
 }
 
@@ -263,11 +264,31 @@ static void prd_conn_free_res(struct prd_conn *conn)
 	}
 }
 
+/*
+ * A teardown should take milliseconds. One that took longer says where:
+ * waiting to run (the workqueue or the CM handler's lock) or in the
+ * device (the drain, the QP's destroy). Soft-RoCE has been seen to take
+ * ~50 s and then time out its own wait (rdma-transport.md).
+ */
+static void prd_conn_teardown_report(struct prd_conn *conn, ktime_t locked,
+				     ktime_t freed)
+{
+	s64 total = ktime_ms_delta(ktime_get(), conn->killed_at);
+
+	if (total < 1000)
+		return;
+	pr_warn_ratelimited("nid %u: teardown took %lld ms: %lld to take the CM lock, %lld to free the QP and buffers\n",
+			    conn->nid, total,
+			    ktime_ms_delta(locked, conn->killed_at),
+			    ktime_ms_delta(freed, locked));
+}
+
 static void prd_conn_teardown(struct work_struct *work)
 {
 	struct prd_conn *conn = container_of(work, struct prd_conn,
 					     kill_work);
 	struct prd_iface *pif = conn->pif;
+	ktime_t locked, freed;
 	unsigned int failed;
 
 	xa_cmpxchg(&pif->peers, conn->nid, conn, NULL, 0);
@@ -277,13 +298,16 @@ static void prd_conn_teardown(struct work_struct *work)
 	 * nothing; rdma_destroy_id() waits for one still running.
 	 */
 	mutex_lock(&conn->cm_mutex);
+	locked = ktime_get();
 	if (conn->qp_created)
 		rdma_disconnect(conn->id);	/* the peer learns at once */
 	prd_conn_free_res(conn);
 	mutex_unlock(&conn->cm_mutex);
+	freed = ktime_get();
 	if (conn->id)
 		rdma_destroy_id(conn->id);
 	conn->id = NULL;
+	prd_conn_teardown_report(conn, locked, freed);
 	failed = prd_fail_msgs(conn);
 	/* Lost, not let go of: an unbind or idle close is no news. */
 	if (prd_conn_closed_idle(conn, failed))

@@ -291,6 +291,7 @@ struct prd_conn {
 	u32 tx_msg_frames;		/* message frames posted */
 	u32 close_mark;			/* tx_msg_frames at our CLOSE */
 	struct work_struct kill_work;	/* teardown */
+	ktime_t killed_at;		/* when the teardown was queued */
 
 	/* ptlctl peer show -s: what went over this connection. */
 	atomic64_t st_tx_frames, st_tx_bytes, st_rx_frames, st_rx_bytes;
