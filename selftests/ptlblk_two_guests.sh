@@ -87,19 +87,6 @@ fi
 
 # ---- node 0: the client ----
 
-send_command() {	# send_command WORD: to node 1, retrying its listener
-	local i
-	for ((i = 0; i < 100; i++)); do
-		if exec 3<>"/dev/tcp/$PEER_IP/$port"; then
-			echo "$1" >&3
-			exec 3>&-
-			return 0
-		fi 2>/dev/null
-		sleep 0.2
-	done
-	return 1
-}
-
 attach() {	# attach TIMEOUT: retry while the server starts
 	local i
 	for ((i = 0; i < 30; i++)); do
@@ -133,7 +120,7 @@ writer_start
 sleep 2
 kill -0 "$writer" 2>/dev/null
 report $? "node 0: the writer is busy"
-send_command kill
+peer_tell $port kill
 report $? "node 0: node 1 told to kill its server mid-write"
 # A killed server whose node stays up is noticed by the request timeout
 # only; then slack for two TCG guests.
@@ -144,7 +131,7 @@ report $? "node 0: the dead device detaches"
 counters_back "node 0: after the kill and the detach"
 
 # 3. The server back: the data written before the kill is there.
-send_command restart
+peer_tell $port restart
 report $? "node 0: node 1 told to restart its server"
 attach $timeout_s
 report $? "node 0: attached again, nothing reloaded"
@@ -153,7 +140,7 @@ mount /dev/ptlblk0 "$mnt" && verify_tree
 report $? "node 0: every file written before the kill has its checksum"
 umount "$mnt" && "$ptlctl" blk detach 0
 report $? "node 0: unmounted, detached"
-send_command "done"
+peer_tell $port "done"
 counters_back "node 0: at the end"
 rmmod ptlblk && transport_down && rmmod ptl
 report $? "node 0: ptlblk, $transport_mod and ptl unload"

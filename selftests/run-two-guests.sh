@@ -77,19 +77,7 @@ if [ "$NODE" = 1 ]; then
 	exit $((failures > 0))
 fi
 
-peer_ready() {	# node 1's ready listener answers (at most 120 s)
-	local i
-	for ((i = 0; i < 600; i++)); do
-		if exec 3<>"/dev/tcp/$PEER_IP/$ready_port"; then
-			exec 3>&-
-			return 0
-		fi 2>/dev/null
-		sleep 0.2
-	done
-	return 1
-}
-
-peer_ready
+peer_tell $ready_port
 report $? "node 0: node 1 is ready (transport bound, server running)"
 "$stress" client --server "$peer_nid:77" --id 0 --count 300 --max-size 1M \
 	--seed 1 --timeout-ms 60000 --quiet &

@@ -53,3 +53,20 @@ transport_up() {
 transport_down() {
 	"$ptlctl" iface unbind 0 && rmmod "$transport_mod"
 }
+
+# peer_tell PORT [WORD]: connects to the peer node's (PEER_IP) TCP PORT,
+# where the peer waits in `busybox nc -l -p PORT`, retrying for up to
+# 120 s while the peer gets there, and sends WORD if given: how two
+# guests wait for each other.
+peer_tell() {
+	local port=$1 i
+	for ((i = 0; i < 600; i++)); do
+		if exec 3<>"/dev/tcp/$PEER_IP/$port"; then
+			[ $# -lt 2 ] || echo "$2" >&3
+			exec 3>&-
+			return 0
+		fi 2>/dev/null
+		sleep 0.2
+	done
+	return 1
+}
