@@ -126,7 +126,7 @@ class RecvQueue {
   // leaves the queue and is returned.
   void Hold(Op* op) { held_.push_back(op); }
   Op* TakeHeldFor(const Unexpected& u);
-  bool Forget(Op* op);
+  void Forget(Op* op) { held_.remove(op); }
   // Whether a message exists that a held receive and `op` would both take:
   // then `op` must not be posted ahead of it.
   bool HeldOverlaps(const Op& op) const;

@@ -155,15 +155,6 @@ Op* RecvQueue::TakeHeldFor(const Unexpected& u) {
   return nullptr;
 }
 
-bool RecvQueue::Forget(Op* op) {
-  for (auto it = held_.begin(); it != held_.end(); ++it) {
-    if (*it != op) continue;
-    held_.erase(it);
-    return true;
-  }
-  return false;
-}
-
 bool RecvQueue::HeldOverlaps(const Op& op) const {
   for (const Op* h : held_) {
     const uint64_t free_bits = h->match.ignore | op.match.ignore;
