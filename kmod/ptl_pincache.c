@@ -503,14 +503,19 @@ static int ptl_pin_new(struct ptl_pincache *pc, unsigned long start,
 	p->refs = 1;
 	p->state = PTL_PIN_NEW;
 	if (pc) {
+		/*
+		 * The notifier may fire as soon as it is inserted (another
+		 * thread unmapping the range): it needs p->pc by then.
+		 */
+		p->pc = pc;
+		kref_get(&pc->ref);
 		err = mmu_interval_notifier_insert(&p->notifier, mm, start,
 						   npages * PAGE_SIZE,
 						   &ptl_pin_ops);
 		if (err) {
+			kref_put(&pc->ref, ptl_pincache_free);
+			p->pc = NULL;
 			pc = NULL;	/* pin it uncached instead */
-		} else {
-			p->pc = pc;
-			kref_get(&pc->ref);
 		}
 	}
 	err = ptl_pin_fill(pc, p, must_write);
