@@ -24,18 +24,25 @@
 //
 // Threads: the main thread reads the event queue and schedules (slots,
 // gets); `--workers` threads do the blocking pread/pwrite/fdatasync/
-// fallocate and send the answers. libptl-user calls are thread-safe.
+// fallocate and send the answers. A small READ whose data is all in the
+// page cache is answered by the main thread itself (a pread that may not
+// block: RWF_NOWAIT, or any pread of a tmpfs or ramfs export): handing it
+// to a worker and back would cost two context switches, which for a 4 KiB
+// read are most of the server's time.
+// libptl-user calls are thread-safe.
 #include "server.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <p3nal_linux.h>
 #include <portals3.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,8 +112,14 @@ class Server {
   void OnRequest(const ptl_event_t& ev);
   void Admit(const Request& r, ptl_process_id_t from);
   // With mu_ held: gives the request a slot (starting its get, or its
-  // worker job).
+  // worker job; on the main thread, a small READ waits in cached_ for
+  // ReadCachedJobs instead).
   void StartLocked(int slot, const Request& r, ptl_process_id_t from);
+  enum class CachedReads { kNone, kNoWait, kMemory };
+  CachedReads CachedReadsHow() const;
+  void ReadCachedJobs();
+  bool ReadCached(const Job& j);
+  void PutRead(const Job& j, uint32_t status);
   void FreeSlot(int slot);
   void FreeSlotLocked(int slot);
   bool BindSlot(int slot);
@@ -136,6 +149,7 @@ class Server {
   uint8_t* staging_ = nullptr;
   std::size_t staging_len_ = 0;
   uint8_t* map_ = nullptr;  // the export, read-only, shared (nullptr: none)
+  CachedReads cached_reads_how_ = CachedReads::kNone;
 
   // A slot is kFetching from its WRITE's get until the REPLY_END. A get
   // whose bulk entry the client unlinked meanwhile (it gave up on the
@@ -154,9 +168,11 @@ class Server {
   };
   std::vector<Slot> slots_;
 
-  std::mutex mu_;  // free_, pending_, Slot::state, Slot::map_md
+  std::mutex mu_;  // free_, pending_, cached_, Slot::state, Slot::map_md
   std::vector<int> free_;
   std::deque<std::pair<Request, ptl_process_id_t>> pending_;
+  std::vector<Job> cached_;  // READs to try from the page cache first
+  std::thread::id main_thread_;
 
   std::mutex jobs_mu_;
   std::condition_variable jobs_cv_;
@@ -166,6 +182,7 @@ class Server {
 
   std::atomic<uint64_t> reads_{0}, writes_{0}, flushes_{0}, discards_{0}, errors_{0};
   std::atomic<uint64_t> read_bytes_{0}, write_bytes_{0};
+  uint64_t cached_reads_ = 0;  // main thread only
 };
 
 void Server::Ptl(const char* what, int rc) {
@@ -233,7 +250,23 @@ bool Server::OpenExport() {
   e_.max_inflight = o_.slots * 4;  // the rest waits here, not on the wire
   void* m = mmap(nullptr, e_.size, PROT_READ, MAP_SHARED, fd_, 0);
   if (m != MAP_FAILED) map_ = static_cast<uint8_t*>(m);  // else every READ preads
+  cached_reads_how_ = CachedReadsHow();
   return true;
+}
+
+// How the main thread may read without waiting for a device: a pread that
+// returns EAGAIN rather than start I/O, where the file system offers one;
+// on tmpfs and ramfs, which offer none (6.1 and later say EOPNOTSUPP), a
+// plain pread, since their pages are memory (a tmpfs page swapped out is
+// the exception: the main thread then waits for it once).
+Server::CachedReads Server::CachedReadsHow() const {
+  uint8_t byte;
+  iovec iov{&byte, 1};
+  if (preadv2(fd_, &iov, 1, 0, RWF_NOWAIT) >= 0 || errno == EAGAIN) return CachedReads::kNoWait;
+  struct statfs fs {};
+  if (fstatfs(fd_, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
+    return CachedReads::kMemory;
+  return CachedReads::kNone;
 }
 
 bool Server::SetupPortals() {
@@ -394,7 +427,12 @@ void Server::StartLocked(int slot, const Request& r, ptl_process_id_t from) {
   s.since_ms = NowMs();
   if (r.op == PTLBLK_OP_READ) {
     s.state = State::kReading;
-    Push(Job{r, from, slot});
+    // A READ put from the mapping binds it, which may fault pages in.
+    if (cached_reads_how_ != CachedReads::kNone && std::this_thread::get_id() == main_thread_ &&
+        !(map_ && r.bytes() >= kMapMin))
+      cached_.push_back(Job{r, from, slot});
+    else
+      Push(Job{r, from, slot});
     return;
   }
   s.state = State::kFetching;
@@ -578,27 +616,62 @@ uint32_t Server::Discard(uint64_t off, uint64_t len) {
   return StatusFromErrno(errno);
 }
 
+// A READ's data, read into its slot's buffer with @status: put to the
+// client, whose SEND_END frees the slot; or refused.
+void Server::PutRead(const Job& j, uint32_t status) {
+  const Request& r = j.r;
+  if (status == PTLBLK_S_OK) {
+    reads_++;
+    read_bytes_ += r.bytes();
+    int rc = PtlPutRegion(slots_[j.slot].md, 0, r.bytes(), PTL_NO_ACK_REQ, j.from, PTLBLK_PT_BULK,
+                          0, r.cookie, 0, PTLBLK_S_OK);
+    if (rc == PTL_OK) return;
+    Log("READ to %s: PtlPutRegion: %s", Id(j.from).c_str(), PtlErrorStr(rc));
+    status = PTLBLK_S_IO;
+  }
+  FreeSlot(j.slot);
+  Refuse(r, j.from, status);
+}
+
+// The whole of a READ from memory (CachedReadsHow), answered here; false if
+// any of it would need I/O (EAGAIN, or a short read: the worker reads it
+// all, and zeroes past the end of a file that shrank).
+bool Server::ReadCached(const Job& j) {
+  const Request& r = j.r;
+  iovec iov{staging_ + std::size_t(j.slot) * e_.max_xfer, r.bytes()};
+  int flags = cached_reads_how_ == CachedReads::kNoWait ? RWF_NOWAIT : 0;
+  ssize_t n = preadv2(fd_, &iov, 1, static_cast<off_t>(r.offset), flags);
+  if (n < 0 || static_cast<uint64_t>(n) != r.bytes()) return false;
+  cached_reads_++;
+  PutRead(j, PTLBLK_S_OK);
+  return true;
+}
+
+// Main thread: the READs StartLocked set aside, each answered from the page
+// cache or handed to a worker. Answering one may free a slot and start
+// another, hence the loop.
+void Server::ReadCachedJobs() {
+  std::vector<Job> jobs;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (cached_.empty()) return;
+      jobs.swap(cached_);
+    }
+    for (const Job& j : jobs)
+      if (!ReadCached(j)) Push(j);
+    jobs.clear();
+  }
+}
+
 void Server::Execute(Job& j) {
   const Request& r = j.r;
   uint32_t status = PTLBLK_S_OK;
   switch (r.op) {
-    case PTLBLK_OP_READ: {
-      Slot& s = slots_[j.slot];
+    case PTLBLK_OP_READ:
       if (PutMapped(j)) return;  // its SEND_END frees the slot
-      status = Pread(staging_ + std::size_t(j.slot) * e_.max_xfer, r.bytes(), r.offset);
-      if (status == PTLBLK_S_OK) {
-        reads_++;
-        read_bytes_ += r.bytes();
-        int rc = PtlPutRegion(s.md, 0, r.bytes(), PTL_NO_ACK_REQ, j.from, PTLBLK_PT_BULK, 0,
-                              r.cookie, 0, PTLBLK_S_OK);
-        if (rc == PTL_OK) return;  // its SEND_END frees the slot
-        Log("READ to %s: PtlPutRegion: %s", Id(j.from).c_str(), PtlErrorStr(rc));
-        status = PTLBLK_S_IO;
-      }
-      FreeSlot(j.slot);
-      Refuse(r, j.from, status);
+      PutRead(j, Pread(staging_ + std::size_t(j.slot) * e_.max_xfer, r.bytes(), r.offset));
       return;
-    }
     case PTLBLK_OP_WRITE:
       status = Pwrite(staging_ + std::size_t(j.slot) * e_.max_xfer, r.bytes(), r.offset, r.fua());
       FreeSlot(j.slot);
@@ -625,6 +698,7 @@ void Server::Execute(Job& j) {
 
 int Server::Run(const volatile sig_atomic_t* stop) {
   if (!OpenExport() || !SetupPortals()) return 1;
+  main_thread_ = std::this_thread::get_id();
   for (uint32_t i = 0; i < o_.workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
   ptl_process_id_t me{};
   PtlGetId(ni_, &me);
@@ -642,12 +716,14 @@ int Server::Run(const volatile sig_atomic_t* stop) {
       ReapStuckFetches();
       last_reap = NowMs();
     }
-    if (rc == PTL_EQ_EMPTY) continue;
-    if (rc == PTL_EQ_DROPPED)
-      Log("the event queue overflowed: some requests were lost (their clients time out)");
-    else if (rc != PTL_OK)
-      Ptl("PtlEQPoll", rc);
-    OnEvent(ev);
+    if (rc != PTL_EQ_EMPTY) {
+      if (rc == PTL_EQ_DROPPED)
+        Log("the event queue overflowed: some requests were lost (their clients time out)");
+      else if (rc != PTL_OK)
+        Ptl("PtlEQPoll", rc);
+      OnEvent(ev);
+    }
+    ReadCachedJobs();
   }
 
   // Stop taking requests, finish what is under way (bounded), then go.
@@ -670,6 +746,7 @@ int Server::Run(const volatile sig_atomic_t* stop) {
     int which = 0;
     int rc = PtlEQPoll(&eq_, 1, 100, &ev, &which);
     if (rc == PTL_OK || rc == PTL_EQ_DROPPED) OnEvent(ev);
+    ReadCachedJobs();
   }
   {
     std::lock_guard<std::mutex> l(jobs_mu_);
@@ -679,10 +756,12 @@ int Server::Run(const volatile sig_atomic_t* stop) {
   for (auto& t : workers_) t.join();
   workers_.clear();
   if (!o_.read_only && fdatasync(fd_) != 0) Log("fdatasync: %s", std::strerror(errno));
-  Log("stopped: %" PRIu64 " reads (%" PRIu64 " bytes), %" PRIu64 " writes (%" PRIu64
-      " bytes), %" PRIu64 " flushes, %" PRIu64 " discards, %" PRIu64 " errors",
-      reads_.load(), read_bytes_.load(), writes_.load(), write_bytes_.load(), flushes_.load(),
-      discards_.load(), errors_.load());
+  Log("stopped: %" PRIu64 " reads (%" PRIu64 " bytes; %" PRIu64
+      " from the page cache without "
+      "a worker), %" PRIu64 " writes (%" PRIu64 " bytes), %" PRIu64 " flushes, %" PRIu64
+      " discards, %" PRIu64 " errors",
+      reads_.load(), read_bytes_.load(), cached_reads_, writes_.load(), write_bytes_.load(),
+      flushes_.load(), discards_.load(), errors_.load());
   return 0;
 }
 
