@@ -168,10 +168,12 @@ class Server {
   };
   std::vector<Slot> slots_;
 
-  std::mutex mu_;  // free_, pending_, cached_, Slot::state, Slot::map_md
+  std::mutex mu_;  // free_, pending_, Slot::state, Slot::map_md
   std::vector<int> free_;
   std::deque<std::pair<Request, ptl_process_id_t>> pending_;
-  std::vector<Job> cached_;  // READs to try from the page cache first
+  // READs to try from the page cache first: the main thread's alone (only
+  // its StartLocked adds to it), so read without mu_ between events.
+  std::vector<Job> cached_;
   std::thread::id main_thread_;
 
   std::mutex jobs_mu_;
@@ -652,12 +654,8 @@ bool Server::ReadCached(const Job& j) {
 // another, hence the loop.
 void Server::ReadCachedJobs() {
   std::vector<Job> jobs;
-  for (;;) {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (cached_.empty()) return;
-      jobs.swap(cached_);
-    }
+  while (!cached_.empty()) {
+    jobs.swap(cached_);
     for (const Job& j : jobs)
       if (!ReadCached(j)) Push(j);
     jobs.clear();
