@@ -242,9 +242,9 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
  * Drained before it is destroyed, as the kernel's other RDMA clients do:
  * ib_drain_qp() moves it to the error state and returns once every work
  * request still queued has completed (flushed) and its handler has run,
- * which finds the connection dead and posts nothing. Destroyed undrained,
- * Soft-RoCE (6.1) has been seen to keep references to the QP past its
- * wait for them (a WARN in __rxe_cleanup, rdma-transport.md).
+ * which finds the connection dead and posts nothing. (Soft-RoCE's destroy
+ * also waits for the QP's packets still in the NIC's queue, up to 50 s:
+ * rdma-transport.md, "Known problems".)
  */
 static void prd_conn_free_res(struct prd_conn *conn)
 {
