@@ -426,7 +426,6 @@ void Server::StartLocked(int slot, const Request& r, ptl_process_id_t from) {
   Slot& s = slots_[slot];
   s.r = r;
   s.from = from;
-  s.since_ms = NowMs();
   if (r.op == PTLBLK_OP_READ) {
     s.state = State::kReading;
     // A READ put from the mapping binds it, which may fault pages in.
@@ -438,6 +437,7 @@ void Server::StartLocked(int slot, const Request& r, ptl_process_id_t from) {
     return;
   }
   s.state = State::kFetching;
+  s.since_ms = NowMs();  // for ReapStuckFetches
   // WRITE: fetch the data; its REPLY_END hands it to a worker.
   int rc = PtlGetRegion(s.md, 0, r.bytes(), from, PTLBLK_PT_BULK, 0, r.cookie, 0);
   if (rc != PTL_OK) {
@@ -705,14 +705,21 @@ int Server::Run(const volatile sig_atomic_t* stop) {
       e_.read_only ? "read-only" : "read-write", e_.discard ? ", discard" : "", Id(me).c_str(),
       o_.slots, e_.max_xfer >> 10, o_.workers);
 
+  // Stuck fetches are looked for about once a second: the clock is read
+  // when the queue is idle or every kReapEvents events, not per event.
+  constexpr unsigned kReapEvents = 64;
   int64_t last_reap = NowMs();
+  unsigned events = 0;
   while (!*stop) {
     ptl_event_t ev{};
     int which = 0;
     int rc = PtlEQPoll(&eq_, 1, 200, &ev, &which);
-    if (NowMs() - last_reap >= 1000) {
-      ReapStuckFetches();
-      last_reap = NowMs();
+    if (rc == PTL_EQ_EMPTY || ++events == kReapEvents) {
+      events = 0;
+      if (NowMs() - last_reap >= 1000) {
+        ReapStuckFetches();
+        last_reap = NowMs();
+      }
     }
     if (rc != PTL_EQ_EMPTY) {
       if (rc == PTL_EQ_DROPPED)
