@@ -127,6 +127,8 @@ class Server {
   void Push(Job j);
   void WorkerLoop();
   void Execute(Job& j);
+  // Whether a READ is put from the mapping of the export (PutMapped).
+  bool FromMapping(const Request& r) const { return map_ && r.bytes() >= kMapMin; }
   bool PutMapped(const Job& j);
   uint32_t Pread(uint8_t* buf, uint64_t len, uint64_t off);
   uint32_t Pwrite(const uint8_t* buf, uint64_t len, uint64_t off, bool fua);
@@ -430,7 +432,7 @@ void Server::StartLocked(int slot, const Request& r, ptl_process_id_t from) {
     s.state = State::kReading;
     // A READ put from the mapping binds it, which may fault pages in.
     if (cached_reads_how_ != CachedReads::kNone && std::this_thread::get_id() == main_thread_ &&
-        !(map_ && r.bytes() >= kMapMin))
+        !FromMapping(r))
       cached_.push_back(Job{r, from, slot});
     else
       Push(Job{r, from, slot});
@@ -550,7 +552,7 @@ void Server::WorkerLoop() {
 bool Server::PutMapped(const Job& j) {
   const Request& r = j.r;
   Slot& s = slots_[j.slot];
-  if (!map_ || r.bytes() < kMapMin) return false;
+  if (!FromMapping(r)) return false;
   ptl_md_t md{};
   md.start = map_ + r.offset;
   md.length = r.bytes();
