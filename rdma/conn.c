@@ -117,6 +117,7 @@ static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
 	spin_lock_init(&conn->lock);
 	mutex_init(&conn->cm_mutex);
 	conn->state = PRD_CONN_CONNECTING;
+	conn->rx_allowed = prd_credits;	/* what we advertise at connect */
 	INIT_LIST_HEAD(&conn->txq);
 	INIT_LIST_HEAD(&conn->inflight);
 	INIT_LIST_HEAD(&conn->tx_free);
@@ -175,19 +176,43 @@ static void prd_conn_unlist(struct prd_conn *conn)
 	mutex_unlock(&pif->lock);
 }
 
+/*
+ * The interface's receive queue on the device and its PD, or a PD of
+ * the connection's own for a receive ring.
+ */
+static int prd_conn_setup_pd(struct prd_conn *conn, struct ib_device *dev)
+{
+	struct prd_rxq *rxq = prd_rxq_get(conn->pif, dev);
+
+	/* A device that says it has SRQs but makes none: rings, then. */
+	if (IS_ERR(rxq) && PTR_ERR(rxq) != -EOPNOTSUPP)
+		return PTR_ERR(rxq);
+	if (!IS_ERR_OR_NULL(rxq)) {
+		conn->rxq = rxq;
+		conn->pd = rxq->pd;
+		return 0;
+	}
+	conn->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(conn->pd)) {
+		int err = PTR_ERR(conn->pd);
+
+		conn->pd = NULL;
+		return err;
+	}
+	return 0;
+}
+
 /* PD, CQ, QP and buffers on the device the cm_id resolved to. */
 static int prd_conn_setup_qp(struct prd_conn *conn)
 {
 	struct ib_device *dev = conn->id->device;
 	struct ib_qp_init_attr attr = {};
+	unsigned int recv_cqes;
 	int err;
 
-	conn->pd = ib_alloc_pd(dev, 0);
-	if (IS_ERR(conn->pd)) {
-		err = PTR_ERR(conn->pd);
-		conn->pd = NULL;
+	err = prd_conn_setup_pd(conn, dev);
+	if (err)
 		return err;
-	}
 	err = prd_bufs_alloc(conn);
 	if (err)
 		return err;
@@ -204,20 +229,28 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	attr.cap.max_send_wr = conn->ntx + 3 * PRD_RDMA_SLOTS *
 			       (PRD_RDMA_PAGES / conn->max_sge + 3 + 2) +
 			       PRD_DRAIN_WRS;
-	attr.cap.max_recv_wr = conn->nrx + PRD_DRAIN_WRS;
+	if (conn->rxq) {
+		attr.srq = conn->rxq->srq;
+		/* Our peer's frames take at most every buffer of the SRQ. */
+		recv_cqes = prd_rxq_depth(conn->rxq);
+	} else {
+		attr.cap.max_recv_wr = conn->nrx + PRD_DRAIN_WRS;
+		recv_cqes = attr.cap.max_recv_wr;
+	}
 	/*
 	 * A completion per work request at most, signalled or not: a QP in
 	 * error flushes every one still queued, each with a completion. So
 	 * the CQ holds both queues, and no more: it is the largest thing a
 	 * connection allocates in the driver (an entry is 64 to 128 bytes).
 	 */
-	conn->cq = ib_alloc_cq(dev, conn, attr.cap.max_send_wr +
-			       attr.cap.max_recv_wr, 0, IB_POLL_SOFTIRQ);
+	conn->cq = ib_alloc_cq(dev, conn, attr.cap.max_send_wr + recv_cqes, 0,
+			       IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->cq)) {
 		err = PTR_ERR(conn->cq);
 		conn->cq = NULL;
 		return err;
 	}
+	attr.qp_context = conn;	/* for receive completions from the SRQ */
 	attr.send_cq = conn->cq;
 	attr.recv_cq = conn->cq;
 	attr.cap.max_send_sge = conn->max_sge;
@@ -242,9 +275,11 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
  * Drained before it is destroyed, as the kernel's other RDMA clients do:
  * ib_drain_qp() moves it to the error state and returns once every work
  * request still queued has completed (flushed) and its handler has run,
- * which finds the connection dead and posts nothing. (Soft-RoCE's destroy
- * also waits for the QP's packets still in the NIC's queue, up to 50 s:
- * rdma-transport.md, "Known problems".)
+ * which finds the connection dead and posts nothing. With a shared
+ * receive queue only the send queue is drained: a buffer the QP had
+ * taken from the SRQ completes later or never (srq.c). (Soft-RoCE's
+ * destroy also waits for the QP's packets still in the NIC's queue, up
+ * to 50 s: rdma-transport.md, "Known problems".)
  */
 static void prd_conn_free_res(struct prd_conn *conn)
 {
@@ -257,11 +292,14 @@ static void prd_conn_free_res(struct prd_conn *conn)
 		ib_free_cq(conn->cq);
 		conn->cq = NULL;
 	}
-	prd_bufs_free(conn);
-	if (conn->pd) {
+	prd_bufs_free(conn);	/* the slots' MRs are on the PD */
+	if (conn->rxq) {
+		prd_rxq_put(conn->rxq);
+		conn->rxq = NULL;
+	} else if (conn->pd) {
 		ib_dealloc_pd(conn->pd);
-		conn->pd = NULL;
 	}
+	conn->pd = NULL;
 }
 
 /*

@@ -60,7 +60,7 @@ MODULE_PARM_DESC(peer_idle_s,
 
 /*
  * What a host on the fabric can make a node hold: each connection costs a
- * QP, a CQ and about 2 MB (Documentation/rdma-transport.md).
+ * QP, a CQ, its send buffers and RDMA slots (Documentation/rdma-transport.md).
  */
 unsigned int prd_max_inbound = 1024;
 module_param_named(max_inbound, prd_max_inbound, uint, 0644);
@@ -71,6 +71,15 @@ unsigned int prd_max_inbound_pending = 64;
 module_param_named(max_inbound_pending, prd_max_inbound_pending, uint, 0644);
 MODULE_PARM_DESC(max_inbound_pending,
 		 "Of those, not yet established (each ends at connect_timeout_ms); more are refused (default 64)");
+
+/*
+ * Receive buffers an interface's connections share on a device (srq.c):
+ * what all peers together can have unprocessed, whatever their number.
+ */
+unsigned int prd_srq_buffers = 256;
+module_param_named(srq_buffers, prd_srq_buffers, uint, 0444);
+MODULE_PARM_DESC(srq_buffers,
+		 "Receive buffers of frame_size shared by an interface's connections; 0: a ring of credits + 4 per connection, as on devices without SRQs (default 256, 0 or 16..16384)");
 
 struct workqueue_struct *prd_wq;
 
@@ -110,6 +119,8 @@ static int prd_bind(struct ptl_binding *b, struct net_device *dev,
 	INIT_LIST_HEAD(&pif->conns);
 	init_waitqueue_head(&pif->idle);
 	xa_init(&pif->peers);
+	mutex_init(&pif->rxq_lock);
+	INIT_LIST_HEAD(&pif->rxqs);
 	if (!pif->addr) {
 		NL_SET_ERR_MSG(extack, "the device has no IPv4 address");
 		err = -EADDRNOTAVAIL;
@@ -149,6 +160,8 @@ static void prd_unbind(struct ptl_binding *b)
 	prd_sweep_stop(pif);
 	prd_stop_listening(pif);
 	prd_kill_all(pif);
+	/* The last connection on a device took its receive queue. */
+	WARN_ON(!list_empty(&pif->rxqs));
 	xa_destroy(&pif->peers);
 	kfree(pif);
 }
@@ -241,8 +254,10 @@ static int __init prd_init(void)
 
 	if (prd_credits < 2 || prd_credits > 1024 ||
 	    prd_frame_size < 256 || prd_frame_size > 65536 ||
+	    (prd_srq_buffers && prd_srq_buffers < 16) ||
+	    prd_srq_buffers > 16384 ||
 	    !prd_port || prd_port > 65535) {
-		pr_err("credits, frame_size or port out of range\n");
+		pr_err("credits, frame_size, srq_buffers or port out of range\n");
 		return -EINVAL;
 	}
 	prd_wq = alloc_workqueue("ptl_rdma", WQ_MEM_RECLAIM, 0);

@@ -7,11 +7,14 @@
  * header, the first payload bytes) and as many MORE frames as its payload
  * needs, back to back: RC delivers them in order, so the receiver needs
  * no reassembly state beyond "the message being received". Each data
- * frame uses one credit, that is one receive buffer the peer has posted
- * for us; the peer returns credits in the header of any frame it sends,
- * or alone in a NOOP when it owes half of them and has nothing to send.
- * NOOPs use none (the peer keeps PRD_NOOP_SPARE buffers for them), so
- * credits always come back and a data frame never finds no buffer.
+ * frame uses one credit, that is one receive buffer the peer holds for
+ * us; the peer returns credits in the header of any frame it sends, or
+ * alone in a NOOP when it owes half of them and has nothing to send.
+ * NOOPs use none (a ring keeps PRD_NOOP_SPARE buffers for them), so
+ * credits always come back. With a ring per connection a data frame
+ * never finds no buffer; with the interface's shared receive queue
+ * (srq.c) it may, and is then retried by the adapter (RNR) until one is
+ * posted again. A peer that sends beyond its credits is cut off.
  *
  * A message is done (ptl_msg_sent) when the send of its last frame
  * completes: on RC that means the peer's adapter has acknowledged every
@@ -61,18 +64,25 @@ static void prd_buf_fini(struct prd_conn *conn, struct prd_buf *pb,
 	pb->data = NULL;
 }
 
-/* The fixed send and receive rings: what a connection can ever use. */
+/*
+ * The fixed send ring, and a receive ring unless the interface's shared
+ * receive queue serves the connection: what a connection can ever use.
+ */
 int prd_bufs_alloc(struct prd_conn *conn)
 {
 	unsigned int i;
 	int err;
 
 	conn->ntx = prd_credits + PRD_NOOP_SPARE;
-	conn->nrx = prd_credits + PRD_NOOP_SPARE;
+	conn->nrx = conn->rxq ? 0 : prd_credits + PRD_NOOP_SPARE;
 	conn->tx = kcalloc(conn->ntx, sizeof(*conn->tx), GFP_KERNEL);
-	conn->rx = kcalloc(conn->nrx, sizeof(*conn->rx), GFP_KERNEL);
-	if (!conn->tx || !conn->rx)
+	if (!conn->tx)
 		return -ENOMEM;
+	if (conn->nrx) {
+		conn->rx = kcalloc(conn->nrx, sizeof(*conn->rx), GFP_KERNEL);
+		if (!conn->rx)
+			return -ENOMEM;
+	}
 	for (i = 0; i < conn->ntx; i++) {
 		conn->tx[i].cqe.done = prd_tx_done;
 		err = prd_buf_init(conn, &conn->tx[i], DMA_TO_DEVICE);
@@ -179,6 +189,7 @@ int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 		const struct prd_frame *f = tb->data;
 
 		/* It returned what we owed; message frames use a credit. */
+		conn->rx_allowed += be16_to_cpu(f->credits);
 		conn->rx_owed = 0;
 		if (!prd_frame_is_ctl(f->type)) {
 			conn->tx_credits--;
@@ -562,35 +573,42 @@ static int prd_rx_frame(struct prd_conn *conn, const struct ib_wc *wc,
 	}
 }
 
-static void prd_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+/*
+ * The frame @buf that @conn received (the completion @wc): processed,
+ * and the credits and response it brings applied. A frame from the
+ * connection's own ring (@ring_buf) goes back to the ring; one from the
+ * shared receive queue is the caller's to give back.
+ */
+void prd_rx_frame_done(struct prd_conn *conn, const struct ib_wc *wc,
+		       const void *buf, struct prd_buf *ring_buf)
 {
-	struct prd_buf *rb = container_of(wc->wr_cqe, struct prd_buf, cqe);
-	struct prd_conn *conn = rb->conn;
 	struct ptl_msg *resp = NULL;
 	unsigned int credits = 0;
 	bool data = false;
 	int err;
 
-	if (wc->status != IB_WC_SUCCESS) {
-		prd_wc_error(conn, wc);
-		prd_conn_kill(conn);
-		return;
-	}
-	ib_dma_sync_single_for_cpu(prd_dev(conn), rb->dma, wc->byte_len,
-				   DMA_FROM_DEVICE);
-	err = prd_rx_frame(conn, wc, rb->data, wc->byte_len, &resp, &credits,
+	err = prd_rx_frame(conn, wc, buf, wc->byte_len, &resp, &credits,
 			   &data);
 	if (err == -EPROTO)
 		prd_stat_add(conn->pif, PRD_ST_BAD_FRAMES, 1);
 
 	spin_lock_bh(&conn->lock);
-	if (data)
+	if (data) {
 		conn->progress++;
+		if (!conn->rx_allowed) {
+			pr_info_ratelimited("nid %u: a data frame beyond its credits: closing the connection\n",
+					    conn->nid);
+			prd_stat_add(conn->pif, PRD_ST_BAD_FRAMES, 1);
+			err = -EPROTO;
+		} else {
+			conn->rx_allowed--;
+		}
+	}
 	conn->tx_credits += credits;
 	if (resp)	/* failed by the teardown if the connection is dead */
 		__prd_enqueue(conn, resp);
-	if (!err && conn->state != PRD_CONN_DEAD)
-		err = prd_post_recv(conn, rb);
+	if (!err && ring_buf && conn->state != PRD_CONN_DEAD)
+		err = prd_post_recv(conn, ring_buf);
 	if (err) {
 		__prd_conn_kill(conn);
 	} else {
@@ -599,4 +617,20 @@ static void prd_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		__prd_kick(conn);
 	}
 	spin_unlock_bh(&conn->lock);
+}
+
+/* Receive completion of a buffer of the connection's own ring. */
+static void prd_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct prd_buf *rb = container_of(wc->wr_cqe, struct prd_buf, cqe);
+	struct prd_conn *conn = rb->conn;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		prd_wc_error(conn, wc);
+		prd_conn_kill(conn);
+		return;
+	}
+	ib_dma_sync_single_for_cpu(prd_dev(conn), rb->dma, wc->byte_len,
+				   DMA_FROM_DEVICE);
+	prd_rx_frame_done(conn, wc, rb->data, rb);
 }

@@ -5,11 +5,14 @@
  *
  * One struct prd_iface per binding: an rdma_cm listener on the IPv4
  * address of the bound netdev and the connections to peers. One struct
- * prd_conn per RC connection, with its own PD, CQ, QP and a fixed ring of
- * pre-registered send and receive buffers, so that what a peer can cost
- * is bounded. Messages travel as one or more SEND frames into the peer's
- * posted receive buffers; credits piggybacked on every frame (or sent
- * alone in a NOOP) guarantee a buffer is posted for each data frame.
+ * prd_conn per RC connection, with its own CQ, QP and a fixed ring of
+ * pre-registered send buffers, so that what a peer can cost is bounded.
+ * Receive buffers come from one shared receive queue per interface and
+ * device (struct prd_rxq, srq.c), or where there is none from a ring per
+ * connection with a PD of its own. Messages travel as one or more SEND
+ * frames into the peer's posted receive buffers; credits piggybacked on
+ * every frame (or sent alone in a NOOP) bound what each peer has in
+ * flight.
  *
  * Locks: iface->lock (mutex) guards the list of connections and their
  * counts (nconns, nin, nin_pending, conn->in_pending); the xarray
@@ -17,7 +20,8 @@
  * it are sent on; conn->lock (spinlock, BH) guards a connection's send
  * side and state. The receive side of a connection is only touched by its
  * CQ's completion handler (serialised by the CQ) and, once the CQ is
- * freed, by the teardown work.
+ * freed, by the teardown work. pif->rxq_lock (mutex) guards the list of
+ * receive queues, rxq->lock (spinlock, BH) one's buffers.
  */
 #ifndef PRD_H
 #define PRD_H
@@ -215,6 +219,29 @@ struct prd_buf {
 	struct list_head free;	/* send: on conn->tx_free */
 };
 
+/*
+ * The receive buffers an interface's connections on one RDMA device
+ * share: a PD (the connections' QPs and MRs are on it) and an SRQ
+ * (srq.c). Referenced by each connection on the device.
+ */
+struct prd_rxq {
+	struct kref ref;
+	struct prd_iface *pif;
+	struct ib_device *dev;
+	struct list_head node;		/* on pif->rxqs */
+	struct ib_pd *pd;
+	struct ib_srq *srq;
+	unsigned int size;		/* buffers kept posted */
+
+	spinlock_t lock;
+	struct list_head posted;	/* in the order posted */
+	struct list_head lost;		/* presumed lost, replaced */
+	struct list_head idle;		/* a post failed: the sweep's */
+	unsigned int nposted, nlost;
+	u64 seq;			/* of the last buffer posted */
+	u64 done_seq;			/* the highest one completed */
+};
+
 /* First member of what an rdma_cm_id's context points to. */
 enum prd_kind {
 	PRD_KIND_IFACE = 1,
@@ -239,7 +266,8 @@ struct prd_conn {
 	struct mutex cm_mutex;
 	struct list_head node;	/* on pif->conns */
 
-	struct ib_pd *pd;
+	struct prd_rxq *rxq;	/* its receive buffers; NULL: a ring */
+	struct ib_pd *pd;	/* rxq's, or its own */
 	struct ib_cq *cq;
 	bool qp_created;
 	unsigned int ntx, nrx;
@@ -252,6 +280,13 @@ struct prd_conn {
 	struct list_head tx_free;	/* idle send buffers */
 	unsigned int tx_credits;	/* data frames the peer can take */
 	unsigned int rx_owed;		/* credits to return to the peer */
+	/*
+	 * Data frames the peer may still send: the credits it was given
+	 * (at connect and in our frames) less the frames it sent. One more
+	 * breaks the protocol: with a shared receive queue it would take
+	 * other peers' buffers.
+	 */
+	unsigned int rx_allowed;
 	u32 frame_size;			/* largest frame the peer takes */
 
 	/* Receive side: the message being reassembled. */
@@ -336,6 +371,7 @@ enum prd_stat {
 	PRD_ST_REFUSED,		/* inbound connections over a cap */
 	PRD_ST_BAD_NID,		/* inbound: src_nid not the address */
 	PRD_ST_CLOSE_TIMEOUTS,	/* freed after PRD_CLOSE_ASKS unanswered */
+	PRD_ST_SRQ_LOST,	/* receive buffers presumed lost (srq.c) */
 	PRD_ST_MAX
 };
 
@@ -356,6 +392,8 @@ struct prd_iface {
 	bool closing;
 	wait_queue_head_t idle;
 	struct xarray peers;		/* nid -> struct prd_conn for sends */
+	struct mutex rxq_lock;
+	struct list_head rxqs;		/* struct prd_rxq, one per device */
 	struct delayed_work sweep;	/* sweep.c */
 
 	atomic64_t stats[PRD_ST_MAX];
@@ -370,6 +408,7 @@ extern unsigned int prd_progress_timeout_ms;
 extern unsigned int prd_peer_idle_s;
 extern unsigned int prd_max_inbound;
 extern unsigned int prd_max_inbound_pending;
+extern unsigned int prd_srq_buffers;
 extern struct workqueue_struct *prd_wq;
 
 static inline void prd_stat_add(struct prd_iface *pif, enum prd_stat s,
@@ -421,6 +460,12 @@ void prd_conn_kill(struct prd_conn *conn);
 void __prd_conn_kill(struct prd_conn *conn);
 void prd_kill_all(struct prd_iface *pif);
 
+/* srq.c */
+struct prd_rxq *prd_rxq_get(struct prd_iface *pif, struct ib_device *dev);
+void prd_rxq_put(struct prd_rxq *rxq);
+unsigned int prd_rxq_depth(const struct prd_rxq *rxq);
+void prd_rxq_sweep(struct prd_iface *pif);
+
 /* sweep.c */
 bool prd_conn_waiting(struct prd_conn *conn);
 void prd_sweep_start(struct prd_iface *pif);
@@ -471,6 +516,8 @@ void prd_wc_error(struct prd_conn *conn, const struct ib_wc *wc);
 struct ptl_msg *prd_rx_match(struct prd_conn *conn, const u8 *hdr,
 			     struct ptl_rx_plan *plan);
 int prd_post_recvs(struct prd_conn *conn);
+void prd_rx_frame_done(struct prd_conn *conn, const struct ib_wc *wc,
+		       const void *buf, struct prd_buf *ring_buf);
 int prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg);
 void prd_kick(struct prd_conn *conn);
 void __prd_kick(struct prd_conn *conn);

@@ -202,6 +202,7 @@ static void prd_sweep(struct work_struct *work)
 					     struct prd_iface, sweep);
 
 	prd_sweep_conns(pif);
+	prd_rxq_sweep(pif);
 	queue_delayed_work(prd_wq, &pif->sweep, prd_sweep_period());
 }
 

@@ -79,6 +79,7 @@ if [ "$NODE" = 1 ]; then
 	report $? "node 1: ptlblk-server stops cleanly on SIGTERM"
 	sed 's/^/# server: /' "$slog" | tail -n 6
 	counters_back "node 1: the server stopped"
+	transport_rnr "node 1"
 	transport_down && rmmod ptl
 	report $? "node 1: $transport_mod and ptl unload"
 	echo "# node 1: $tap_count tests, $failures failed"
@@ -142,6 +143,7 @@ umount "$mnt" && "$ptlctl" blk detach 0
 report $? "node 0: unmounted, detached"
 peer_tell $port "done"
 counters_back "node 0: at the end"
+transport_rnr "node 0"
 rmmod ptlblk && transport_down && rmmod ptl
 report $? "node 0: ptlblk, $transport_mod and ptl unload"
 echo "# node 0: $tap_count tests, $failures failed"

@@ -22,7 +22,9 @@
 #  5. a peer that never answers CLOSE: the idle close gives up after
 #     PRD_CLOSE_ASKS unanswered CLOSEs and frees the connection (counted
 #     in close_timeouts); the test is bounded by CLOSEs received, not time;
-#  6. the RDMA resources are back to the bound interface's, the modules
+#  6. a peer that sends data frames beyond its credits (they would take
+#     the shared receive queue's buffers from other peers) is cut off;
+#  7. the RDMA resources are back to the bound interface's, the modules
 #     unload.
 # Prints TAP lines; tools/testing/run-checks counts them. The harness fails the
 # run on any kernel splat.
@@ -158,7 +160,23 @@ report $? "counted as close_timeouts in ptlctl -s iface show"
 wait_peers 0
 report $? "its connection is freed"
 
-# 6. Nothing left.
+# 6. A peer that sends data frames beyond its credits. The node's
+# receive buffers are shared by its peers (srq_buffers), so one that
+# ignored credits would take the others' buffers: it is cut off. It takes
+# none of the node's frames after its first 8, so the credits the node
+# returns (a NOOP per 16 frames, 36 send buffers) stop: at most
+# 32 + 16 * (8 + 36) frames are its due.
+dmesg -c >/dev/null
+run_peer /tmp/peer.out --src $src --flood 2000 --until-gone --timeout-ms 120000
+sent=$(awk '$1 == "flood" { print $3 }' /tmp/peer.out)
+[ "$(field established /tmp/peer.out)" = 1 ] && [ "${sent:-2000}" -lt 2000 ]
+report $? "a peer that sends beyond its credits loses its connection (after ${sent:-?} frames)"
+dmesg | grep -q "a data frame beyond its credits: closing the connection"
+report $? "the node says why"
+wait_peers 0
+report $? "its connection is freed"
+
+# 7. Nothing left.
 "$ptlctl" -s iface show 0 | sed 's/^/#   /'
 [ "$(rdma_res)" = "$res_bound" ]
 report $? "RDMA resources back to the bound interface's"

@@ -130,3 +130,19 @@ portals_clean() {
 	fi
 	report $leaks "node $NODE: $1: nothing left behind within ${i} s (pinned pages, MDs, NIs, EQs, objects)"
 }
+
+# rdma_srq_check LABEL SRQ_BUFFERS: reports where ptl_rdma's connections
+# put received frames: one shared receive queue of the interface, or with
+# srq_buffers=0 a ring per connection (no SRQ). The caller has report.
+rdma_srq_check() {
+	local srqs
+
+	srqs=$(rdma resource show srq 2>/dev/null | grep -c 'comm \[ptl_rdma\]')
+	if [ "$2" = 0 ]; then
+		[ "$srqs" = 0 ]
+		report $? "$1: srq_buffers=0: receive buffers in a ring per connection, no SRQ ($srqs)"
+	else
+		[ "$srqs" = 1 ]
+		report $? "$1: receive buffers from one shared receive queue ($srqs SRQ)"
+	fi
+}

@@ -48,6 +48,9 @@ stress=$build/tools/ptl_stress/ptl_stress
 # PTL_RDMA_MIN: ptl_rdma's rdma_min, as in rdma_two_guests.sh (default
 # 16384, the module's: the large messages by RDMA WRITE; 0: all in frames).
 rdma_min=${PTL_RDMA_MIN:-16384}
+# PTL_RDMA_SRQ_BUFFERS: ptl_rdma's srq_buffers, as in rdma_two_guests.sh
+# (default 256; 0: a ring of receive buffers per connection).
+srq_buffers=${PTL_RDMA_SRQ_BUFFERS:-256}
 # ptl_rdma's default credits: what a connection may have at most.
 credits=32
 
@@ -86,7 +89,7 @@ client() {
 rdma_rxe_up eth0 && res0=$(rdma_res) &&
 	insmod "$moddir/ptl.ko" nid=7 &&
 	insmod "$moddir/ptl_rtscts.ko" &&
-	insmod "$moddir/ptl_rdma.ko" rdma_min="$rdma_min" &&
+	insmod "$moddir/ptl_rdma.ko" rdma_min="$rdma_min" srq_buffers="$srq_buffers" &&
 	"$ptlctl" iface bind 0 dev eth0 &&
 	"$ptlctl" iface bind 1 dev eth0 transport rdma
 report $? "node $NODE: ptl, ptl_rtscts and ptl_rdma loaded; iface 0 bound to eth0 via rtscts, iface 1 via rdma"
@@ -152,6 +155,7 @@ check_json "peer show iface 1: node 0's connection, $side here: credits (0..$cre
 	 all(t['stats'][s] > 0 for s in ('tx_frames', 'tx_bytes', 'rx_frames', 'rx_bytes')) and
 	 'rts' in t['stats'] and ($rdma_min == 0 or t['stats']['rts'] > 0)" \
 	peer show iface 1
+rdma_srq_check "node $NODE" "$srq_buffers"
 # Idle now: the connection's counters are all of the interface's.
 sums=$("$ptlctl" -j -s peer show iface 1 | python3 -c '
 import json, sys

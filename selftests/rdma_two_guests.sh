@@ -59,6 +59,10 @@ report() {	# report STATUS DESCRIPTION
 # PTL_RDMA_MIN: ptl_rdma's rdma_min, payloads above it go by RDMA WRITE
 # (default 16384, as the module's; 0: every message in SEND frames).
 rdma_min=${PTL_RDMA_MIN:-16384}
+# PTL_RDMA_SRQ_BUFFERS: ptl_rdma's srq_buffers, the receive buffers the
+# connections share (default 256, as the module's; 0: a ring per
+# connection, as on a device without SRQs).
+srq_buffers=${PTL_RDMA_SRQ_BUFFERS:-256}
 # The loss of the lossy-link step, in per cent, each way: enough for
 # Soft-RoCE to retransmit several times per run; much more (2%) and its
 # go-back-N over a 1 MiB WRITE sometimes runs out of retries, which fails
@@ -66,7 +70,8 @@ rdma_min=${PTL_RDMA_MIN:-16384}
 loss=0.5
 
 bind_rdma() {
-	insmod "$moddir/ptl_rdma.ko" rdma_min="$rdma_min" &&
+	insmod "$moddir/ptl_rdma.ko" rdma_min="$rdma_min" \
+		srq_buffers="$srq_buffers" &&
 		"$ptlctl" iface bind 0 dev eth0 transport rdma
 }
 
@@ -259,6 +264,7 @@ rc=$?
 wait $client0 || rc=1
 report $rc "node 0: two clients, 300 operations of 0 B .. 1 MiB and 0 B .. 3 MiB to the other node"
 [ $rc = 0 ] || rdma_state
+rdma_srq_check "node 0" "$srq_buffers"
 "$ptlctl" -s iface show 0 | sed 's/^/#   /'
 # The "rts" column: messages that moved by RDMA WRITE, with no copy.
 if [ "$rdma_min" != 0 ]; then

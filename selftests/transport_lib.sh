@@ -47,7 +47,20 @@ transport_up() {
 		modinfo -F parm "$ko" 2>/dev/null | grep -q '^peer_timeout_ms:'; then
 		params+=(peer_timeout_ms="$timeout_ms")
 	fi
+	# PTL_RDMA_SRQ_BUFFERS: ptl_rdma's srq_buffers (rdma_two_guests.sh).
+	if [ "$transport" = rdma ] && [ -n "${PTL_RDMA_SRQ_BUFFERS:-}" ]; then
+		params+=(srq_buffers="$PTL_RDMA_SRQ_BUFFERS")
+	fi
 	insmod "$ko" "${params[@]}" && "$ptlctl" "${bind[@]}"
+}
+
+# transport_rnr LABEL: with rdma, a comment line with the RNR NAKs rxe0
+# sent and received (a receive found no buffer posted: with a small
+# srq_buffers, under load).
+transport_rnr() {
+	[ "$transport" = rdma ] || return 0
+	echo "# $1: rxe0 $(rdma statistic show link rxe0/1 2>/dev/null |
+		tr -s ' ' '\n' | awk 'prev ~ /rnr/ { printf "%s %s ", prev, $0 } { prev = $0 }')"
 }
 
 transport_down() {

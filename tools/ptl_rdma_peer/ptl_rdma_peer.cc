@@ -6,11 +6,16 @@
 // does nothing at all: it posts receive buffers, counts the frames the node
 // sends it by type, never sends one and never answers a CLOSE. With
 // --no-establish it does not even finish the handshake (no RTU), so the
-// node's end stays "connecting".
+// node's end stays "connecting". With --flood N it sends N data frames
+// (FIRST frames of a message for no one) as fast as its send queue takes
+// them, whatever credits it was given, and takes no frame after its first
+// credits + 4: a peer that would take a shared receive queue's buffers
+// from the node's other peers.
 //
 // It prints one line per outcome and a summary:
 //   established N rejected N (reason R: N ...) failed N disconnected N
 //   frames TYPE:N ...
+//   flood sent N acked N credits_back N      (with --flood)
 // and exits 0 unless its own setup failed (the outcomes are the test's to
 // judge).
 #include <arpa/inet.h>
@@ -54,6 +59,10 @@ struct RejectData {
 
 constexpr uint16_t kMagic = 0x5052;
 constexpr uint32_t kFrameHeader = 24;  // struct prd_frame
+constexpr uint32_t kWireHeader = 96;   // PTL_WIRE_HDR_LEN
+constexpr uint8_t kFrameFirst = 1;
+constexpr unsigned kSendDepth = 4;         // the QP's send queue
+constexpr uint64_t kSendTag = 1ull << 63;  // wr_id of a send
 
 struct Options {
   std::string dst;
@@ -72,6 +81,7 @@ struct Options {
   uint32_t until_closes = 0;    // hold until this many CLOSE frames came ...
   bool until_gone = false;      // ... or until every connection is gone
   uint32_t timeout_ms = 60000;  // for all of it
+  uint32_t flood = 0;           // data frames to send on each connection
 };
 
 struct Conn {
@@ -84,12 +94,14 @@ struct Conn {
   bool gone = false;
   bool outcome = false;
   uint32_t index = 0;
+  uint32_t flood_sent = 0, flood_inflight = 0;
 };
 
 struct Counts {
   unsigned established = 0, half_open = 0, rejected = 0, failed = 0, disconnected = 0;
   std::map<int, unsigned> reasons;
   std::map<int, unsigned> frames;
+  unsigned flood_sent = 0, flood_acked = 0, credits_back = 0;
 };
 
 uint64_t NowMs() {
@@ -125,6 +137,9 @@ class Peer {
   bool Connect(Conn* c);
   bool SetupQp(Conn* c);
   bool PostRecv(Conn* c, unsigned i);
+  bool PostFlood(Conn* c);
+  void Flood();
+  void OnCompletion(Conn* c, const ibv_wc& wc);
   void OnEvent(rdma_cm_event* ev);
   void Poll();
   bool Done() const;
@@ -190,21 +205,60 @@ bool Peer::PostRecv(Conn* c, unsigned i) {
   return ibv_post_recv(c->id->qp, &wr, &bad) == 0;
 }
 
-// A QP with credits + 4 posted receive buffers, as ptl_rdma's own; it
-// never sends.
+// One FIRST frame with an all-zero wire header and no payload, from the
+// buffer after the receive buffers; the credits field returns none.
+bool Peer::PostFlood(Conn* c) {
+  unsigned nrx = o_.credits + 4u;
+  uint8_t* f = reinterpret_cast<uint8_t*>(c->bufs.data()) + uint64_t(nrx) * o_.frame_size;
+  std::memset(f, 0, kFrameHeader + kWireHeader);
+  f[0] = kMagic >> 8;
+  f[1] = kMagic & 0xff;
+  f[2] = kFrameFirst;
+  uint32_t len = htonl(kWireHeader);
+  std::memcpy(f + 8, &len, sizeof(len));
+  ibv_sge sge = {};
+  sge.addr = reinterpret_cast<uintptr_t>(f);
+  sge.length = kFrameHeader + kWireHeader;
+  sge.lkey = c->mr->lkey;
+  ibv_send_wr wr = {}, *bad = nullptr;
+  wr.wr_id = kSendTag;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  return ibv_post_send(c->id->qp, &wr, &bad) == 0;
+}
+
+// --flood: keeps each live connection's send queue full until N went.
+void Peer::Flood() {
+  for (auto& c : conns_) {
+    while (c->up && !c->gone && c->flood_sent < o_.flood && c->flood_inflight < kSendDepth) {
+      if (!PostFlood(c.get())) {
+        c->gone = true;
+        break;
+      }
+      c->flood_sent++;
+      c->flood_inflight++;
+      n_.flood_sent++;
+    }
+  }
+}
+
+// A QP with credits + 4 posted receive buffers, as ptl_rdma's own, and a
+// send buffer that only --flood uses.
 bool Peer::SetupQp(Conn* c) {
   unsigned nrx = o_.credits + 4u;
   c->pd = ibv_alloc_pd(c->id->verbs);
-  c->cq = c->pd ? ibv_create_cq(c->id->verbs, int(nrx) + 4, nullptr, nullptr, 0) : nullptr;
+  c->cq = c->pd ? ibv_create_cq(c->id->verbs, int(nrx + kSendDepth), nullptr, nullptr, 0) : nullptr;
   if (!c->cq) return false;
-  c->bufs.resize(size_t(nrx) * o_.frame_size);
+  c->bufs.resize(size_t(nrx + 1) * o_.frame_size);
   c->mr = ibv_reg_mr(c->pd, c->bufs.data(), c->bufs.size(), IBV_ACCESS_LOCAL_WRITE);
   if (!c->mr) return false;
   ibv_qp_init_attr attr = {};
   attr.send_cq = c->cq;
   attr.recv_cq = c->cq;
   attr.qp_type = IBV_QPT_RC;
-  attr.cap.max_send_wr = 4;
+  attr.cap.max_send_wr = kSendDepth;
   attr.cap.max_recv_wr = nrx;
   attr.cap.max_send_sge = 1;
   attr.cap.max_recv_sge = 1;
@@ -295,7 +349,24 @@ void Peer::OnEvent(rdma_cm_event* ev) {
   }
 }
 
-// Counts what arrived and gives the buffers back; never answers.
+// A frame that arrived is counted, with the credits it returns, and its
+// buffer posted again; a flood frame's send is counted. Never answers.
+void Peer::OnCompletion(Conn* c, const ibv_wc& wc) {
+  if (wc.wr_id & kSendTag) {
+    c->flood_inflight--;
+    n_.flood_acked++;
+    return;
+  }
+  const uint8_t* f = reinterpret_cast<const uint8_t*>(c->bufs.data()) + wc.wr_id * o_.frame_size;
+  if (wc.byte_len >= kFrameHeader && f[0] == (kMagic >> 8) && f[1] == (kMagic & 0xff)) {
+    n_.frames[f[2]]++;
+    n_.credits_back += unsigned(f[4]) << 8 | f[5];
+  }
+  // A flooding peer takes nothing more: the node's NOOPs, which return
+  // its credits, then wait on the node's send queue.
+  if (!o_.flood) PostRecv(c, unsigned(wc.wr_id));
+}
+
 void Peer::Poll() {
   for (auto& c : conns_) {
     ibv_wc wc[8];
@@ -305,13 +376,10 @@ void Peer::Poll() {
         c->gone = true;
         break;
       }
-      const uint8_t* f =
-          reinterpret_cast<const uint8_t*>(c->bufs.data()) + wc[i].wr_id * o_.frame_size;
-      if (wc[i].byte_len >= kFrameHeader && f[0] == (kMagic >> 8) && f[1] == (kMagic & 0xff))
-        n_.frames[f[2]]++;
-      PostRecv(c.get(), unsigned(wc[i].wr_id));
+      OnCompletion(c.get(), wc[i]);
     }
   }
+  if (o_.flood) Flood();
 }
 
 bool Peer::Done() const {
@@ -355,6 +423,9 @@ void Peer::Report() const {
   std::printf("\nframes");
   for (auto& [type, count] : n_.frames) std::printf(" %s %u", FrameName(type), count);
   std::printf("\n");
+  if (o_.flood)
+    std::printf("flood sent %u acked %u credits_back %u\n", n_.flood_sent, n_.flood_acked,
+                n_.credits_back);
 }
 
 void Usage(FILE* f) {
@@ -374,6 +445,7 @@ void Usage(FILE* f) {
       "  --hold-ms N         once every connection has an outcome, hold them N ms (0)\n"
       "  --until-closes N    hold until N CLOSE frames came ...\n"
       "  --until-gone        ... or until the node dropped every connection\n"
+      "  --flood N           send N data frames on each connection, credits or not\n"
       "  --timeout-ms N      give up after N ms in all (60000)\n",
       f);
 }
@@ -404,6 +476,7 @@ int main(int argc, char** argv) {
       {"until-closes", required_argument, nullptr, 'C'},
       {"until-gone", no_argument, nullptr, 'G'},
       {"timeout-ms", required_argument, nullptr, 'T'},
+      {"flood", required_argument, nullptr, 'F'},
       {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
   };
@@ -434,6 +507,7 @@ int main(int argc, char** argv) {
       case 'H':
       case 'C':
       case 'T':
+      case 'F':
         ok = ParseU32(optarg, &v);
         if (opt == 'p') o.port = uint16_t(v), ok = ok && v && v < 65536;
         if (opt == 'n') o.count = v, ok = ok && v && v <= 4096;
@@ -445,6 +519,7 @@ int main(int argc, char** argv) {
         if (opt == 'H') o.hold_ms = v;
         if (opt == 'C') o.until_closes = v;
         if (opt == 'T') o.timeout_ms = v;
+        if (opt == 'F') o.flood = v;
         break;
       default:
         ok = false;
