@@ -100,6 +100,8 @@ mpi_run() {
 	t0=$SECONDS
 	mpi_exec "$np" "$out" "$@"
 	rc=$?
+	# Timed out: the caller's clues (mpi_on_timeout), if it has any.
+	[ "$rc" -ne 124 ] || ! declare -F mpi_on_timeout >/dev/null || mpi_on_timeout
 	while IFS= read -r line; do
 		case $line in
 		"ok "*"# SKIP"*)

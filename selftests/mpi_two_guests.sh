@@ -74,6 +74,16 @@ transport_counters() {
 	"$ptlctl" -s iface show 0 2>&1 | sed "s/^/# node $NODE: /"
 }
 
+# mpi_run's hook when mpirun timed out: this node's connections and
+# counters (a hang's first clues), and with rdma the device's.
+mpi_on_timeout() {
+	"$ptlctl" -s peer show iface 0 2>&1 | sed "s/^/# node $NODE: timeout: /"
+	transport_counters
+	[ "$transport" != rdma ] ||
+		rdma statistic show link rxe0/1 2>&1 | tr -s ' ' | fold -w 160 |
+		sed "s/^/# node $NODE: timeout: /"
+}
+
 leftovers() {	# the counters of ptl.ko that are not zero
 	local c v rc=0
 
