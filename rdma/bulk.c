@@ -278,6 +278,8 @@ static int prd_post_writes(struct prd_conn *conn, struct prd_slot *slot,
 		err = ib_post_send(conn->id->qp, &wr.wr, NULL);
 		if (err)
 			return err;
+		conn->sq_used++;	/* retired by the SEND that follows */
+		conn->sq_unsignalled++;
 		while (i)
 			*done += sge[--i].length;
 	}

@@ -80,7 +80,7 @@ void prd_close_idle(struct prd_conn *conn, bool idle)
 	spin_lock_bh(&conn->lock);
 	if (prd_close_allowed(conn)) {
 		if (conn->close_asks >= PRD_CLOSE_ASKS ||
-		    list_empty(&conn->tx_free))
+		    !prd_can_post(conn, 1))
 			prd_close_give_up(conn);
 		else
 			prd_close_ask(conn);
@@ -95,7 +95,7 @@ int prd_rx_close(struct prd_conn *conn)
 
 	spin_lock_bh(&conn->lock);
 	WRITE_ONCE(conn->closing, true);
-	if (prd_close_allowed(conn) && !list_empty(&conn->tx_free)) {
+	if (prd_close_allowed(conn) && prd_can_post(conn, 1)) {
 		err = prd_post_ctl(conn, PRD_FRAME_CLOSE_ACK);
 		if (!err)
 			conn->close_acked = true;

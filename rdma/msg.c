@@ -169,6 +169,7 @@ int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
 	};
+	unsigned int wrs = 1;
 	int err;
 
 	if (inv_rkey) {
@@ -178,7 +179,7 @@ int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 	if (before) {
 		struct ib_send_wr *last = before;
 
-		while (last->next)
+		for (wrs++; last->next; wrs++)
 			last = last->next;
 		last->next = &wr;
 	}
@@ -191,6 +192,9 @@ int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 		/* It returned what we owed; message frames use a credit. */
 		conn->rx_allowed += be16_to_cpu(f->credits);
 		conn->rx_owed = 0;
+		tb->sq_wrs = conn->sq_unsignalled + wrs;
+		conn->sq_used += wrs;
+		conn->sq_unsignalled = 0;
 		if (!prd_frame_is_ctl(f->type)) {
 			conn->tx_credits--;
 			conn->tx_msg_frames++;
@@ -303,19 +307,19 @@ void __prd_kick(struct prd_conn *conn)
 		return;
 	/* Sinks to release and CTSs first: they let the peer's move. */
 	while (!err && READ_ONCE(conn->rsink_release) &&
-	       !list_empty(&conn->tx_free) && conn->tx_credits) {
+	       prd_can_post(conn, 1) && conn->tx_credits) {
 		err = prd_post_release(conn);
 		sent = true;
 	}
 	while (!err && !list_empty(&conn->ctlq) &&
-	       !list_empty(&conn->tx_free) && conn->tx_credits) {
+	       prd_can_post(conn, PRD_REG_SEND_WRS) && conn->tx_credits) {
 		err = prd_post_cts(conn, list_first_entry(&conn->ctlq,
 							  struct prd_slot,
 							  ctl));
 		sent = true;
 	}
 	while (!err && !list_empty(&conn->txq) &&
-	       !list_empty(&conn->tx_free)) {
+	       prd_can_post(conn, prd_step_wrs(conn))) {
 		if (!conn->tx_credits) {
 			prd_stat_add(conn->pif, PRD_ST_CREDIT_STALLS, 1);
 			break;
@@ -326,7 +330,7 @@ void __prd_kick(struct prd_conn *conn)
 		sent = true;
 	}
 	if (!err && !sent && conn->rx_owed >= max(prd_credits / 2, 1U) &&
-	    !list_empty(&conn->tx_free))
+	    prd_can_post(conn, 1))
 		err = prd_post_noop(conn);
 	if (err)
 		__prd_conn_kill(conn);
@@ -416,6 +420,7 @@ static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!prd_frame_is_ctl(((struct prd_frame *)tb->data)->type))
 		conn->progress++;
 	list_add(&tb->free, &conn->tx_free);
+	conn->sq_used -= tb->sq_wrs;
 	if (wc->status != IB_WC_SUCCESS) {
 		/* Its message stays on inflight: the teardown fails it. */
 		prd_wc_error(conn, wc);

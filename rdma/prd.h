@@ -217,6 +217,8 @@ struct prd_buf {
 	void *data;
 	u64 dma;
 	struct list_head free;	/* send: on conn->tx_free */
+	/* send: the work requests its completion retires (send queue) */
+	unsigned int sq_wrs;
 };
 
 /*
@@ -279,6 +281,14 @@ struct prd_conn {
 	struct list_head inflight;	/* fully posted, not yet completed */
 	struct list_head tx_free;	/* idle send buffers */
 	unsigned int tx_credits;	/* data frames the peer can take */
+	/*
+	 * The send queue: sq_size work requests of ours (the drain's
+	 * aside). A signalled SEND's completion retires it and the
+	 * unsignalled ones before it (WRITEs, registrations), so a step
+	 * is posted only when the queue has room for it.
+	 */
+	unsigned int sq_size, sq_used;
+	unsigned int sq_unsignalled;	/* posted since the last SEND */
 	unsigned int rx_owed;		/* credits to return to the peer */
 	/*
 	 * Data frames the peer may still send: the credits it was given
@@ -332,6 +342,30 @@ struct prd_conn {
 	atomic64_t st_tx_frames, st_tx_bytes, st_rx_frames, st_rx_bytes;
 	atomic64_t st_rdma_writes;
 };
+
+/* Work requests of a SEND after a registration: LOCAL_INV, REG_MR. */
+#define PRD_REG_SEND_WRS	3
+
+/*
+ * Work requests the largest step of a message posts: an RDMA WRITE round
+ * (a WRITE per max_sge pages, then DONE or SINK), or PRD_REG_SEND_WRS.
+ */
+static inline unsigned int prd_step_wrs(const struct prd_conn *conn)
+{
+	return max_t(unsigned int, PRD_REG_SEND_WRS,
+		     DIV_ROUND_UP(PRD_RDMA_PAGES, conn->max_sge) + 1);
+}
+
+/*
+ * A send buffer is free and the send queue has room for @wrs more work
+ * requests. conn->lock held.
+ */
+static inline bool prd_can_post(const struct prd_conn *conn,
+				unsigned int wrs)
+{
+	return !list_empty(&conn->tx_free) &&
+	       conn->sq_used + wrs <= conn->sq_size;
+}
 
 /* The send state of a message, in ptl_msg_cb(). */
 struct prd_tx_cb {

@@ -20,9 +20,9 @@
  * and a quiet connection whose CQ holds unprocessed completions gets one
  * at once (prd_conn_backlog()).
  *
- * Idle close. A connection costs a QP, a CQ and about 730 KiB of buffers
- * and slots; one to every peer ever talked to would add up to gigabytes
- * on a large machine. One that has been idle for peer_idle_s is closed
+ * Idle close. A connection costs a QP, a CQ, its send buffers and slots,
+ * about 1 MB in all (rdma-transport.md); one to every peer ever talked
+ * to would add up to gigabytes on a large machine. One that has been idle for peer_idle_s is closed
  * by the handshake of close.c, and made again by the next message.
  *
  * Both judge a connection by what changed since the last look: the clock
@@ -120,7 +120,7 @@ static enum prd_verdict prd_conn_verdict(struct prd_conn *conn,
 /* A NOOP if a send buffer is free; a failure to post kills. Lock held. */
 static void prd_conn_send_noop(struct prd_conn *conn)
 {
-	if (!list_empty(&conn->tx_free) && prd_post_noop(conn))
+	if (prd_can_post(conn, 1) && prd_post_noop(conn))
 		__prd_conn_kill(conn);
 }
 
