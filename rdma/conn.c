@@ -37,6 +37,15 @@
 /* ib_drain_qp() posts one more work request on each queue. */
 #define PRD_DRAIN_WRS		1
 #define PRD_RNR_RETRY_INFINITE	7
+/*
+ * How long a peer whose SEND found no receive buffer posted (the SRQ
+ * empty) waits before its adapter tries again: the RNR NAK carries the
+ * receiver's value. A buffer comes back as soon as the completion
+ * handler has deposited a frame, so 0.64 ms, not the default 655 ms
+ * (Soft-RoCE also counts its ACK timeouts during the wait against the
+ * retry count, so long waits end the connection: rdma-transport.md).
+ */
+#define PRD_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
 /* WRITE rounds (or sink replies) a connection's send queue holds at once. */
 #define PRD_SQ_STEPS		4
 #define PRD_LISTEN_BACKLOG	64
@@ -262,7 +271,8 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	if (err)
 		return err;
 	conn->qp_created = true;
-	err = rdma_set_ack_timeout(conn->id, PRD_ACK_TIMEOUT);
+	err = rdma_set_ack_timeout(conn->id, PRD_ACK_TIMEOUT) ?:
+	      rdma_set_min_rnr_timer(conn->id, PRD_MIN_RNR_TIMER);
 	if (err)
 		return err;
 	return prd_post_recvs(conn);
