@@ -162,12 +162,19 @@ report $? "its connection is freed"
 
 # 6. A peer that sends data frames beyond its credits. The node's
 # receive buffers are shared by its peers (srq_buffers), so one that
-# ignored credits would take the others' buffers: it is cut off. It takes
-# none of the node's frames after its first 8, so the credits the node
-# returns (a NOOP per 16 frames, 36 send buffers) stop: at most
-# 32 + 16 * (8 + 36) frames are its due.
+# ignored credits would take the others' buffers: it is cut off. The
+# credits the node returns must stop for that: the peer takes none of the
+# node's frames after its first 5 (--credits 1), so the node's NOOPs
+# wait in its send buffers. With credits=4 (8 send buffers, a NOOP per 2
+# frames) that is 4 + 2 * (5 + 8) = 30 frames, in milliseconds: with the
+# default 32 (736 frames) a slow kernel let Soft-RoCE give up on the
+# NOOPs first (it counts ACK timeouts during RNR waits as retries).
+"$ptlctl" iface unbind 0 && rmmod ptl_rdma &&
+	insmod "$moddir/ptl_rdma.ko" connect_timeout_ms=3000 credits=4 &&
+	"$ptlctl" iface bind 0 dev pr0 transport rdma
+report $? "ptl_rdma reloaded with credits=4"
 dmesg -c >/dev/null
-run_peer /tmp/peer.out --src $src --flood 2000 --until-gone --timeout-ms 120000
+run_peer /tmp/peer.out --src $src --credits 1 --flood 2000 --until-gone --timeout-ms 120000
 sent=$(awk '$1 == "flood" { print $3 }' /tmp/peer.out)
 [ "$(field established /tmp/peer.out)" = 1 ] && [ "${sent:-2000}" -lt 2000 ]
 report $? "a peer that sends beyond its credits loses its connection (after ${sent:-?} frames)"
