@@ -37,21 +37,38 @@ static struct ib_device *prd_dev(struct prd_conn *conn)
 	return conn->id->device;
 }
 
+/*
+ * A buffer of frame_size bytes, DMA-mapped for @dev in direction @dir:
+ * a connection's ring or the shared receive queue (srq.c). *@data is
+ * NULL if it failed.
+ */
+int prd_frame_map(struct ib_device *dev, enum dma_data_direction dir,
+		  void **data, u64 *dma)
+{
+	*data = kmalloc(prd_frame_size, GFP_KERNEL);
+	if (!*data)
+		return -ENOMEM;
+	*dma = ib_dma_map_single(dev, *data, prd_frame_size, dir);
+	if (ib_dma_mapping_error(dev, *dma)) {
+		kfree(*data);
+		*data = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void prd_frame_unmap(struct ib_device *dev, enum dma_data_direction dir,
+		     void *data, u64 dma)
+{
+	ib_dma_unmap_single(dev, dma, prd_frame_size, dir);
+	kfree(data);
+}
+
 static int prd_buf_init(struct prd_conn *conn, struct prd_buf *pb,
 			enum dma_data_direction dir)
 {
 	pb->conn = conn;
-	pb->data = kmalloc(prd_frame_size, GFP_KERNEL);
-	if (!pb->data)
-		return -ENOMEM;
-	pb->dma = ib_dma_map_single(prd_dev(conn), pb->data, prd_frame_size,
-				    dir);
-	if (ib_dma_mapping_error(prd_dev(conn), pb->dma)) {
-		kfree(pb->data);
-		pb->data = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	return prd_frame_map(prd_dev(conn), dir, &pb->data, &pb->dma);
 }
 
 static void prd_buf_fini(struct prd_conn *conn, struct prd_buf *pb,
@@ -59,8 +76,7 @@ static void prd_buf_fini(struct prd_conn *conn, struct prd_buf *pb,
 {
 	if (!pb->data)
 		return;
-	ib_dma_unmap_single(prd_dev(conn), pb->dma, prd_frame_size, dir);
-	kfree(pb->data);
+	prd_frame_unmap(prd_dev(conn), dir, pb->data, pb->dma);
 	pb->data = NULL;
 }
 

@@ -550,6 +550,10 @@ void prd_wc_error(struct prd_conn *conn, const struct ib_wc *wc);
 struct ptl_msg *prd_rx_match(struct prd_conn *conn, const u8 *hdr,
 			     struct ptl_rx_plan *plan);
 int prd_post_recvs(struct prd_conn *conn);
+int prd_frame_map(struct ib_device *dev, enum dma_data_direction dir,
+		  void **data, u64 *dma);
+void prd_frame_unmap(struct ib_device *dev, enum dma_data_direction dir,
+		     void *data, u64 dma);
 void prd_rx_frame_done(struct prd_conn *conn, const struct ib_wc *wc,
 		       const void *buf, struct prd_buf *ring_buf);
 int prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg);

@@ -62,40 +62,35 @@ static unsigned int prd_rxq_max_lost(void)
 	return max(prd_srq_buffers / 4, 1U);
 }
 
-/* Buffers the SRQ can hold: the target and the lost ones' stand-ins. */
-unsigned int prd_rxq_depth(const struct prd_rxq *rxq)
+/* Buffers an SRQ of @size holds: those and the lost ones' stand-ins. */
+static unsigned int prd_srq_depth(unsigned int size)
 {
-	return rxq->size + prd_rxq_max_lost();
+	return size + prd_rxq_max_lost();
 }
 
-static struct prd_rxbuf *prd_rxbuf_alloc(struct prd_rxq *rxq, gfp_t gfp)
+unsigned int prd_rxq_depth(const struct prd_rxq *rxq)
 {
-	struct prd_rxbuf *rb = kzalloc(sizeof(*rb), gfp);
+	return prd_srq_depth(rxq->size);
+}
+
+static struct prd_rxbuf *prd_rxbuf_alloc(struct prd_rxq *rxq)
+{
+	struct prd_rxbuf *rb = kzalloc(sizeof(*rb), GFP_KERNEL);
 
 	if (!rb)
 		return NULL;
 	rb->rxq = rxq;
 	rb->cqe.done = prd_rxq_recv_done;
-	rb->data = kmalloc(prd_frame_size, gfp);
-	if (!rb->data)
-		goto err_free;
-	rb->dma = ib_dma_map_single(rxq->dev, rb->data, prd_frame_size,
-				    DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(rxq->dev, rb->dma))
-		goto err_free;
+	if (prd_frame_map(rxq->dev, DMA_FROM_DEVICE, &rb->data, &rb->dma)) {
+		kfree(rb);
+		return NULL;
+	}
 	return rb;
-
-err_free:
-	kfree(rb->data);
-	kfree(rb);
-	return NULL;
 }
 
 static void prd_rxbuf_free(struct prd_rxbuf *rb)
 {
-	ib_dma_unmap_single(rb->rxq->dev, rb->dma, prd_frame_size,
-			    DMA_FROM_DEVICE);
-	kfree(rb->data);
+	prd_frame_unmap(rb->rxq->dev, DMA_FROM_DEVICE, rb->data, rb->dma);
 	kfree(rb);
 }
 
@@ -193,7 +188,7 @@ static unsigned int prd_rxq_fill(struct prd_rxq *rxq, unsigned int n)
 	struct prd_rxbuf *rb;
 
 	for (i = 0; i < n; i++) {
-		rb = prd_rxbuf_alloc(rxq, GFP_KERNEL);
+		rb = prd_rxbuf_alloc(rxq);
 		if (!rb)
 			break;
 		spin_lock_bh(&rxq->lock);
@@ -267,10 +262,9 @@ err_destroy:
  */
 static bool prd_rxq_fits(struct ib_device *dev)
 {
-	unsigned int depth = prd_srq_buffers + prd_rxq_max_lost();
-
 	return prd_srq_buffers && dev->ops.create_srq &&
-	       dev->attrs.max_srq > 0 && dev->attrs.max_srq_wr >= depth;
+	       dev->attrs.max_srq > 0 &&
+	       dev->attrs.max_srq_wr >= prd_srq_depth(prd_srq_buffers);
 }
 
 /*
