@@ -42,50 +42,31 @@ static void prd_err_done(struct ib_cq *cq, struct ib_wc *wc)
 	prd_conn_kill(conn);
 }
 
-static int prd_slot_alloc_mr(struct prd_conn *conn, struct prd_slot *slot)
-{
-	struct ib_mr *mr;
-
-	mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG, PRD_RDMA_PAGES);
-	if (IS_ERR(mr))
-		return PTR_ERR(mr);
-	slot->mr = mr;
-	return 0;
-}
-
+/*
+ * The slots, with neither scatterlists nor MRs: those are made when a
+ * message needs them (demand.c).
+ */
 int prd_slots_alloc(struct prd_conn *conn)
 {
-	unsigned int i;
-	int err;
-
 	BUILD_BUG_ON(PRD_RDMA_SLOTS > BITS_PER_LONG);	/* rsink_busy */
 	conn->err_cqe.done = prd_err_done;
-	conn->txs = kvcalloc(PRD_RDMA_SLOTS, sizeof(*conn->txs), GFP_KERNEL);
-	conn->rxs = kvcalloc(PRD_RDMA_SLOTS, sizeof(*conn->rxs), GFP_KERNEL);
-	conn->sinks = kvcalloc(PRD_RDMA_SLOTS, sizeof(*conn->sinks),
-			       GFP_KERNEL);
+	conn->txs = kcalloc(PRD_RDMA_SLOTS, sizeof(*conn->txs), GFP_KERNEL);
+	conn->rxs = kcalloc(PRD_RDMA_SLOTS, sizeof(*conn->rxs), GFP_KERNEL);
+	conn->sinks = kcalloc(PRD_RDMA_SLOTS, sizeof(*conn->sinks),
+			      GFP_KERNEL);
 	if (!conn->txs || !conn->rxs || !conn->sinks)
 		return -ENOMEM;
-	for (i = 0; i < PRD_RDMA_SLOTS; i++) {
-		sg_init_table(conn->txs[i].sgl, PRD_RDMA_PAGES);
-		sg_init_table(conn->rxs[i].sgl, PRD_RDMA_PAGES);
-		sg_init_table(conn->sinks[i].sgl, PRD_RDMA_PAGES);
-		err = prd_slot_alloc_mr(conn, &conn->rxs[i]) ?:
-		      prd_slot_alloc_mr(conn, &conn->sinks[i]);
-		if (err)
-			return err;
-	}
 	return 0;
 }
 
+/* Unmaps the slot's pages, if mapped, and lets its scatterlist go. */
 static void prd_slot_unmap(struct prd_conn *conn, struct prd_slot *slot,
 			   enum dma_data_direction dir)
 {
-	if (!slot->mapped)
-		return;
-	ib_dma_unmap_sg(conn->id->device, slot->sgl, slot->nents, dir);
+	if (slot->mapped)
+		ib_dma_unmap_sg(conn->id->device, slot->sgl, slot->nents, dir);
 	slot->mapped = 0;
-	sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+	prd_slot_sgl_put(slot);
 }
 
 /* Teardown, QP and CQ gone: the pages go back before their messages. */
@@ -137,9 +118,9 @@ void prd_slots_free(struct prd_conn *conn)
 	for (i = 0; conn->sinks && i < PRD_RDMA_SLOTS; i++)
 		if (conn->sinks[i].mr)
 			ib_dereg_mr(conn->sinks[i].mr);
-	kvfree(conn->txs);
-	kvfree(conn->rxs);
-	kvfree(conn->sinks);
+	kfree(conn->txs);
+	kfree(conn->rxs);
+	kfree(conn->sinks);
 	conn->txs = NULL;
 	conn->rxs = NULL;
 	conn->sinks = NULL;
@@ -168,10 +149,11 @@ static bool prd_payload_fits(struct ptl_msg *msg, struct prd_slot *slot)
 	int n;
 
 	for (off = PRD_RDMA_MAX; off < len; off += PRD_RDMA_MAX) {
+		if (!prd_slot_sgl(slot))
+			return false;
 		n = ptl_msg_payload_sg(msg, off,
 				       min_t(u64, len - off, PRD_RDMA_MAX),
 				       slot->sgl, PRD_RDMA_PAGES);
-		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
 		if (n <= 0)
 			return false;
 	}
@@ -184,17 +166,20 @@ static int prd_slot_map_tx(struct prd_conn *conn, struct prd_slot *slot,
 {
 	int n;
 
-	prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
+	if (slot->mapped)
+		prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
+	if (!prd_slot_sgl(slot))
+		return -ENOMEM;
 	n = ptl_msg_payload_sg(msg, off, len, slot->sgl, PRD_RDMA_PAGES);
 	if (n <= 0) {
-		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+		prd_slot_sgl_put(slot);
 		return n ?: -EINVAL;
 	}
 	slot->nents = n;
 	slot->mapped = ib_dma_map_sg(conn->id->device, slot->sgl, n,
 				     DMA_TO_DEVICE);
 	if (!slot->mapped) {
-		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+		prd_slot_sgl_put(slot);
 		return -ENOMEM;
 	}
 	slot->round_off = off;
@@ -216,10 +201,14 @@ bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 	if (cb->started || !prd_rdma_min || len <= prd_rdma_min)
 		return false;
 	slot = prd_slot_free_tx(conn);
-	if (!slot || !prd_payload_fits(cb->msg, slot) ||
-	    prd_slot_map_tx(conn, slot, cb->msg, 0,
-			    min_t(u64, len, PRD_RDMA_MAX)))
+	if (!slot)
 		return false;
+	if (!prd_payload_fits(cb->msg, slot) ||
+	    prd_slot_map_tx(conn, slot, cb->msg, 0,
+			    min_t(u64, len, PRD_RDMA_MAX))) {
+		prd_slot_sgl_put(slot);
+		return false;
+	}
 	slot->round_len = 0;	/* the first CTS is for offset 0 */
 	tb = list_first_entry(&conn->tx_free, struct prd_buf, free);
 	f = tb->data;
@@ -431,13 +420,13 @@ static bool prd_slot_map_reg(struct prd_conn *conn, struct prd_slot *slot,
 	struct ib_device *dev = conn->id->device;
 
 	if (n <= 0) {
-		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+		prd_slot_sgl_put(slot);
 		return false;
 	}
 	slot->nents = n;
 	slot->mapped = ib_dma_map_sg(dev, slot->sgl, n, DMA_FROM_DEVICE);
 	if (!slot->mapped) {
-		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
+		prd_slot_sgl_put(slot);
 		return false;
 	}
 	prd_slot_new_key(conn, slot);
@@ -464,10 +453,13 @@ static bool prd_slot_map_reg(struct prd_conn *conn, struct prd_slot *slot,
 
 /*
  * Maps and registers the deposit pages of the slot's round; false: have
- * the rest sent in frames.
+ * the rest sent in frames (also when the slot has no MR or scatterlist:
+ * none could be made).
  */
 static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot)
 {
+	if (!slot->mr || !prd_slot_sgl(slot))
+		return false;
 	return prd_slot_map_reg(conn, slot,
 				ptl_msg_deposit_sg(slot->rx.msg,
 						   slot->round_off,
@@ -504,14 +496,19 @@ int prd_rx_rts(struct prd_conn *conn, const struct prd_frame *f,
 	struct ptl_rx_plan plan;
 	struct prd_slot *slot;
 	struct ptl_msg *msg;
+	bool busy;
 
 	if (len < PTL_WIRE_HDR_LEN || !cookie || cookie > PRD_RDMA_SLOTS)
 		return -EPROTO;
 	slot = &conn->rxs[cookie - 1];
-	if (slot->busy)
+	/* Busy, its MR is the slot's: the sweep leaves it (demand.c). */
+	spin_lock_bh(&conn->lock);
+	busy = slot->busy;
+	slot->busy = true;
+	spin_unlock_bh(&conn->lock);
+	if (busy)
 		return -EPROTO;
 	msg = prd_rx_match(conn, p, &plan);
-	slot->busy = true;
 	slot->rx = (struct prd_rx_state) {
 		.msg = msg,
 		.payload = be64_to_cpu(f->payload),
@@ -526,11 +523,27 @@ int prd_rx_rts(struct prd_conn *conn, const struct prd_frame *f,
 		slot->rx.msg = NULL;
 		if (msg)
 			*resp = ptl_rx_done(msg, PTL_NI_OK);
-	} else if (!prd_slot_register(conn, slot)) {
-		slot->frames = true;
+	} else if (!slot->mr) {
+		/* The CTS waits for an MR, which may sleep: mr_work. */
+		spin_lock_bh(&conn->lock);
+		slot->mr_wait = true;
+		prd_conn_want_mrs(conn);
+		spin_unlock_bh(&conn->lock);
+		return 0;
 	}
-	prd_slot_queue_cts(conn, slot);
+	prd_slot_answer(conn, slot);
 	return 0;
+}
+
+/*
+ * The CTS of a matched target slot's first round: the pages registered,
+ * or "frames" if they cannot be (or nothing is to be written).
+ */
+void prd_slot_answer(struct prd_conn *conn, struct prd_slot *slot)
+{
+	if (slot->grant && !prd_slot_register(conn, slot))
+		slot->frames = true;
+	prd_slot_queue_cts(conn, slot);
 }
 
 /* Posts the CTS (after the MR's registration) of a target slot. */
@@ -608,6 +621,7 @@ int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
 		return -EPROTO;
 	slot = &conn->rxs[cookie - 1];
 	if (!slot->busy || slot->frames || slot->cts_ready ||
+	    slot->mr_wait || !slot->mr ||
 	    !(wc->wc_flags & IB_WC_WITH_INVALIDATE) ||
 	    wc->ex.invalidate_rkey != slot->mr->rkey)
 		return -EPROTO;
@@ -642,7 +656,7 @@ int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
  * sink, not ended, until the SINK frame answers it or the connection
  * ends. Holding it holds its MD and the MD's pinned pages. conn->lock
  * held; a send buffer and a credit are available. False: send it the
- * old way.
+ * old way; -EAGAIN in *@err: it waits for its sink's MR (demand.c).
  */
 bool prd_try_sink(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 {
@@ -659,7 +673,23 @@ bool prd_try_sink(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 	for (i = 0; i < PRD_RDMA_SLOTS && !sink; i++)
 		if (!conn->sinks[i].busy)
 			sink = &conn->sinks[i];
-	if (!sink ||
+	if (!sink)
+		return false;
+	if (!sink->mr) {
+		/*
+		 * The get waits for mr_work, whose kick sends it; if no MR
+		 * could be made, it goes the old way.
+		 */
+		if (conn->sink_mr_failed) {
+			conn->sink_mr_failed = false;
+			return false;
+		}
+		conn->sink_mrs_wanted = true;
+		prd_conn_want_mrs(conn);
+		*err = -EAGAIN;
+		return true;
+	}
+	if (!prd_slot_sgl(sink) ||
 	    !prd_slot_map_reg(conn, sink,
 			      ptl_msg_reply_sg(cb->msg, len, sink->sgl,
 					       PRD_RDMA_PAGES)))
@@ -852,7 +882,8 @@ int prd_rx_sink(struct prd_conn *conn, const struct prd_frame *f,
 	if (!cookie || cookie > PRD_RDMA_SLOTS)
 		return -EPROTO;
 	sink = &conn->sinks[cookie - 1];
-	if (!sink->msg || !(wc->wc_flags & IB_WC_WITH_INVALIDATE) ||
+	if (!sink->msg || !sink->mr ||
+	    !(wc->wc_flags & IB_WC_WITH_INVALIDATE) ||
 	    wc->ex.invalidate_rkey != sink->mr->rkey)
 		return -EPROTO;
 	if (len ? len != PTL_WIRE_HDR_LEN || written > sink->round_len ||

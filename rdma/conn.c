@@ -132,10 +132,12 @@ static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
 	INIT_LIST_HEAD(&conn->txq);
 	INIT_LIST_HEAD(&conn->inflight);
 	INIT_LIST_HEAD(&conn->tx_free);
+	INIT_LIST_HEAD(&conn->tx_unmade);
 	INIT_LIST_HEAD(&conn->rts_wait);
 	INIT_LIST_HEAD(&conn->ctlq);
 	INIT_DELAYED_WORK(&conn->timer, prd_conn_timeout);
 	INIT_WORK(&conn->kill_work, prd_conn_teardown);
+	INIT_WORK(&conn->mr_work, prd_mr_work);
 
 	mutex_lock(&pif->lock);
 	if (pif->closing)
@@ -342,6 +344,8 @@ static void prd_conn_teardown(struct work_struct *work)
 
 	xa_cmpxchg(&pif->peers, conn->nid, conn, NULL, 0);
 	cancel_delayed_work_sync(&conn->timer);
+	/* Dead: nothing queues it again; what waited for it fails below. */
+	cancel_work_sync(&conn->mr_work);
 	/*
 	 * A handler that runs from here on sees the connection dead and does
 	 * nothing; rdma_destroy_id() waits for one still running.

@@ -260,12 +260,19 @@ static int __init prd_init(void)
 		pr_err("credits, frame_size, srq_buffers or port out of range\n");
 		return -EINVAL;
 	}
-	prd_wq = alloc_workqueue("ptl_rdma", WQ_MEM_RECLAIM, 0);
-	if (!prd_wq)
-		return -ENOMEM;
-	err = ptl_transport_register(&prd_transport);
+	err = prd_demand_init();
 	if (err)
+		return err;
+	prd_wq = alloc_workqueue("ptl_rdma", WQ_MEM_RECLAIM, 0);
+	if (!prd_wq) {
+		prd_demand_exit();
+		return -ENOMEM;
+	}
+	err = ptl_transport_register(&prd_transport);
+	if (err) {
 		destroy_workqueue(prd_wq);
+		prd_demand_exit();
+	}
 	return err;
 }
 
@@ -274,6 +281,7 @@ static void __exit prd_exit(void)
 {
 	ptl_transport_unregister(&prd_transport);
 	destroy_workqueue(prd_wq);
+	prd_demand_exit();
 }
 
 module_init(prd_init);

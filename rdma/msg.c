@@ -43,9 +43,9 @@ static struct ib_device *prd_dev(struct prd_conn *conn)
  * NULL if it failed.
  */
 int prd_frame_map(struct ib_device *dev, enum dma_data_direction dir,
-		  void **data, u64 *dma)
+		  void **data, u64 *dma, gfp_t gfp)
 {
-	*data = kmalloc(prd_frame_size, GFP_KERNEL);
+	*data = kmalloc(prd_frame_size, gfp);
 	if (!*data)
 		return -ENOMEM;
 	*dma = ib_dma_map_single(dev, *data, prd_frame_size, dir);
@@ -65,14 +65,13 @@ void prd_frame_unmap(struct ib_device *dev, enum dma_data_direction dir,
 }
 
 static int prd_buf_init(struct prd_conn *conn, struct prd_buf *pb,
-			enum dma_data_direction dir)
+			enum dma_data_direction dir, gfp_t gfp)
 {
-	pb->conn = conn;
-	return prd_frame_map(prd_dev(conn), dir, &pb->data, &pb->dma);
+	return prd_frame_map(prd_dev(conn), dir, &pb->data, &pb->dma, gfp);
 }
 
-static void prd_buf_fini(struct prd_conn *conn, struct prd_buf *pb,
-			 enum dma_data_direction dir)
+void prd_buf_fini(struct prd_conn *conn, struct prd_buf *pb,
+		  enum dma_data_direction dir)
 {
 	if (!pb->data)
 		return;
@@ -81,14 +80,36 @@ static void prd_buf_fini(struct prd_conn *conn, struct prd_buf *pb,
 }
 
 /*
- * The fixed send ring, and a receive ring unless the interface's shared
- * receive queue serves the connection: what a connection can ever use.
+ * Gives an unmade send buffer its memory: at setup (GFP_KERNEL), or when
+ * a frame finds none free (prd_tx_make()). conn->lock held after setup.
+ */
+int prd_tx_buf_make(struct prd_conn *conn, gfp_t gfp)
+{
+	struct prd_buf *tb = list_first_entry_or_null(&conn->tx_unmade,
+						      struct prd_buf, free);
+	int err;
+
+	if (!tb)
+		return -ENOBUFS;
+	err = prd_buf_init(conn, tb, DMA_TO_DEVICE, gfp);
+	if (err)
+		return err;
+	list_move(&tb->free, &conn->tx_free);
+	conn->tx_made++;
+	return 0;
+}
+
+/*
+ * The send buffers, PRD_TX_FLOOR of them made (the rest when needed,
+ * demand.c), and a receive ring unless the interface's shared receive
+ * queue serves the connection.
  */
 int prd_bufs_alloc(struct prd_conn *conn)
 {
 	unsigned int i;
 	int err;
 
+	BUILD_BUG_ON(PRD_TX_FLOOR > PRD_NOOP_SPARE);
 	conn->ntx = prd_credits + PRD_NOOP_SPARE;
 	conn->nrx = conn->rxq ? 0 : prd_credits + PRD_NOOP_SPARE;
 	conn->tx = kcalloc(conn->ntx, sizeof(*conn->tx), GFP_KERNEL);
@@ -100,15 +121,20 @@ int prd_bufs_alloc(struct prd_conn *conn)
 			return -ENOMEM;
 	}
 	for (i = 0; i < conn->ntx; i++) {
+		conn->tx[i].conn = conn;
 		conn->tx[i].cqe.done = prd_tx_done;
-		err = prd_buf_init(conn, &conn->tx[i], DMA_TO_DEVICE);
+		list_add_tail(&conn->tx[i].free, &conn->tx_unmade);
+	}
+	for (i = 0; i < PRD_TX_FLOOR; i++) {
+		err = prd_tx_buf_make(conn, GFP_KERNEL);
 		if (err)
 			return err;
-		list_add_tail(&conn->tx[i].free, &conn->tx_free);
 	}
 	for (i = 0; i < conn->nrx; i++) {
+		conn->rx[i].conn = conn;
 		conn->rx[i].cqe.done = prd_rx_done;
-		err = prd_buf_init(conn, &conn->rx[i], DMA_FROM_DEVICE);
+		err = prd_buf_init(conn, &conn->rx[i], DMA_FROM_DEVICE,
+				   GFP_KERNEL);
 		if (err)
 			return err;
 	}
@@ -131,7 +157,9 @@ void prd_bufs_free(struct prd_conn *conn)
 	kfree(conn->rx);
 	conn->tx = NULL;
 	conn->rx = NULL;
+	conn->tx_made = 0;
 	INIT_LIST_HEAD(&conn->tx_free);
+	INIT_LIST_HEAD(&conn->tx_unmade);
 }
 
 static int prd_post_recv(struct prd_conn *conn, struct prd_buf *rb)
@@ -343,8 +371,10 @@ void __prd_kick(struct prd_conn *conn)
 		err = prd_post_next(conn, list_first_entry(&conn->txq,
 							   struct prd_tx_cb,
 							   list));
-		sent = true;
+		sent |= err != -EAGAIN;
 	}
+	if (err == -EAGAIN)	/* waits for an MR: mr_work kicks again */
+		err = 0;
 	if (!err && !sent && conn->rx_owed >= max(prd_credits / 2, 1U) &&
 	    prd_can_post(conn, 1))
 		err = prd_post_noop(conn);

@@ -35,6 +35,8 @@ static void prd_peer_report(struct prd_iface *pif, struct prd_conn *conn,
 	r->state = prd_peer_states[conn->state];
 	ptl_peer_report_attr(r, PTL_A_PEER_CREDITS, conn->tx_credits);
 	ptl_peer_report_attr(r, PTL_A_PEER_CREDITS_OWED, conn->rx_owed);
+	ptl_peer_report_attr(r, PTL_A_PEER_TX_BUFS, conn->tx_made);
+	ptl_peer_report_attr(r, PTL_A_PEER_MRS, prd_conn_mrs(conn));
 	spin_unlock_bh(&conn->lock);
 	ptl_peer_report_stat(r, PTL_STAT_TX_FRAMES,
 			     atomic64_read(&conn->st_tx_frames));

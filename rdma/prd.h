@@ -143,6 +143,15 @@ enum prd_reject_reason {
 /* Receive buffers posted beyond the credits, for NOOPs. */
 #define PRD_NOOP_SPARE		4
 
+/*
+ * Send buffers a connection always has (demand.c): one is always either
+ * free or on its way back, so a frame never waits for memory for ever.
+ */
+#define PRD_TX_FLOOR		2
+
+/* Quiet this long, a connection gives back what it made (demand.c). */
+#define PRD_TRIM_MS		1000
+
 enum prd_conn_state {
 	PRD_CONN_CONNECTING,
 	PRD_CONN_UP,
@@ -178,12 +187,13 @@ struct prd_rx_state {
  * before any later RTS.
  */
 struct prd_slot {
-	struct scatterlist sgl[PRD_RDMA_PAGES];
+	struct scatterlist *sgl;	/* PRD_RDMA_PAGES, while in use (demand.c) */
 	int nents;		/* of sgl */
 	int mapped;		/* DMA-mapped entries; 0: not mapped */
 	bool busy;
 	bool cts_ready;		/* target: a CTS to send (on ctlq) */
 	bool frames;		/* target: the payload comes in frames */
+	bool mr_wait;		/* target: its CTS waits for an MR (demand.c) */
 	struct list_head ctl;	/* target: on conn->ctlq */
 	struct ptl_msg *msg;	/* initiator */
 	struct prd_rx_state rx;	/* target */
@@ -280,6 +290,8 @@ struct prd_conn {
 	struct list_head txq;		/* messages not fully posted */
 	struct list_head inflight;	/* fully posted, not yet completed */
 	struct list_head tx_free;	/* idle send buffers */
+	struct list_head tx_unmade;	/* send buffers with no memory yet */
+	unsigned int tx_made;		/* send buffers with memory */
 	unsigned int tx_credits;	/* data frames the peer can take */
 	/*
 	 * The send queue: sq_size work requests of ours (the drain's
@@ -319,6 +331,11 @@ struct prd_conn {
 	unsigned int max_sge;
 	bool replays_local_ops;		/* see prd_slot_register() */
 	struct ib_cqe err_cqe;		/* of unsignalled work requests */
+	/* Makes the MRs target slots and sinks wait for (demand.c). */
+	struct work_struct mr_work;
+	bool sink_mrs_wanted;
+	bool sink_mr_failed;	/* the waiting get goes the old way */
+	bool trimmable;		/* made something since the last trim */
 
 	struct delayed_work timer;	/* connect timeout */
 	/* Message frames completed (conn->lock), and the sweep's look. */
@@ -356,15 +373,16 @@ static inline unsigned int prd_step_wrs(const struct prd_conn *conn)
 		     DIV_ROUND_UP(PRD_RDMA_PAGES, conn->max_sge) + 1);
 }
 
+bool prd_tx_make(struct prd_conn *conn);
+
 /*
- * A send buffer is free and the send queue has room for @wrs more work
- * requests. conn->lock held.
+ * The send queue has room for @wrs more work requests, and a send buffer
+ * is free, made now if need be (demand.c). conn->lock held.
  */
-static inline bool prd_can_post(const struct prd_conn *conn,
-				unsigned int wrs)
+static inline bool prd_can_post(struct prd_conn *conn, unsigned int wrs)
 {
-	return !list_empty(&conn->tx_free) &&
-	       conn->sq_used + wrs <= conn->sq_size;
+	return conn->sq_used + wrs <= conn->sq_size &&
+	       (!list_empty(&conn->tx_free) || prd_tx_make(conn));
 }
 
 /* The send state of a message, in ptl_msg_cb(). */
@@ -527,6 +545,7 @@ int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
 int prd_rx_rts(struct prd_conn *conn, const struct prd_frame *f,
 	       const u8 *p, u32 len, struct ptl_msg **resp);
 int prd_post_cts(struct prd_conn *conn, struct prd_slot *slot);
+void prd_slot_answer(struct prd_conn *conn, struct prd_slot *slot);
 struct prd_rx_state *prd_slot_rx(struct prd_conn *conn, u32 cookie);
 void prd_slot_rx_check(struct prd_conn *conn, u32 cookie);
 int prd_rx_done_frame(struct prd_conn *conn, const struct prd_frame *f,
@@ -540,6 +559,17 @@ int prd_rx_sink(struct prd_conn *conn, const struct prd_frame *f,
 		const u8 *p, u32 len, const struct ib_wc *wc,
 		struct ptl_msg **resp);
 
+/* demand.c */
+int prd_demand_init(void);
+void prd_demand_exit(void);
+struct scatterlist *prd_slot_sgl(struct prd_slot *slot);
+void prd_slot_sgl_put(struct prd_slot *slot);
+void prd_conn_want_mrs(struct prd_conn *conn);
+void prd_mr_work(struct work_struct *work);
+bool prd_conn_quiet(struct prd_conn *conn, unsigned long now);
+unsigned int prd_conn_mrs(struct prd_conn *conn);
+void prd_conn_trim(struct prd_conn *conn, unsigned long now);
+
 /* msg.c */
 int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 		  struct ib_send_wr *before, const u32 *inv_rkey);
@@ -551,7 +581,7 @@ struct ptl_msg *prd_rx_match(struct prd_conn *conn, const u8 *hdr,
 			     struct ptl_rx_plan *plan);
 int prd_post_recvs(struct prd_conn *conn);
 int prd_frame_map(struct ib_device *dev, enum dma_data_direction dir,
-		  void **data, u64 *dma);
+		  void **data, u64 *dma, gfp_t gfp);
 void prd_frame_unmap(struct ib_device *dev, enum dma_data_direction dir,
 		     void *data, u64 dma);
 void prd_rx_frame_done(struct prd_conn *conn, const struct ib_wc *wc,
@@ -562,5 +592,8 @@ void __prd_kick(struct prd_conn *conn);
 unsigned int prd_fail_msgs(struct prd_conn *conn);
 int prd_bufs_alloc(struct prd_conn *conn);
 void prd_bufs_free(struct prd_conn *conn);
+int prd_tx_buf_make(struct prd_conn *conn, gfp_t gfp);
+void prd_buf_fini(struct prd_conn *conn, struct prd_buf *pb,
+		  enum dma_data_direction dir);
 
 #endif /* PRD_H */

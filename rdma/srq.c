@@ -81,7 +81,8 @@ static struct prd_rxbuf *prd_rxbuf_alloc(struct prd_rxq *rxq)
 		return NULL;
 	rb->rxq = rxq;
 	rb->cqe.done = prd_rxq_recv_done;
-	if (prd_frame_map(rxq->dev, DMA_FROM_DEVICE, &rb->data, &rb->dma)) {
+	if (prd_frame_map(rxq->dev, DMA_FROM_DEVICE, &rb->data, &rb->dma,
+			  GFP_KERNEL)) {
 		kfree(rb);
 		return NULL;
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The periodic look at an interface's connections: the progress watchdog
- * and the idle close.
+ * The periodic look at an interface's connections: the progress watchdog,
+ * the return of what a quiet connection made, and the idle close.
  *
  * Progress watchdog. RC promises that a work request completes, or the
  * QP fails, within its retry budget (PRD_RETRY_COUNT times the ACK
@@ -20,10 +20,14 @@
  * and a quiet connection whose CQ holds unprocessed completions gets one
  * at once (prd_conn_backlog()).
  *
- * Idle close. A connection costs a QP, a CQ, its send buffers and slots,
- * about 1 MB in all (rdma-transport.md); one to every peer ever talked
- * to would add up to gigabytes on a large machine. One that has been idle for peer_idle_s is closed
- * by the handshake of close.c, and made again by the next message.
+ * Quiet. A connection that has moved nothing for PRD_TRIM_MS gives back
+ * the send buffers and MRs it made for its traffic (demand.c).
+ *
+ * Idle close. Even quiet, a connection costs a QP and a CQ (some 150 KiB
+ * on Soft-RoCE, rdma-transport.md); one to every peer ever talked to
+ * would add up to gigabytes on a large machine. One that has been idle
+ * for peer_idle_s is closed by the handshake of close.c, and made again
+ * by the next message.
  *
  * Both judge a connection by what changed since the last look: the clock
  * restarts whenever a message frame completes (sent or received; NOOPs,
@@ -45,6 +49,7 @@ enum prd_verdict {
 	PRD_CONN_BACKLOG,	/* quiet, with completions unprocessed */
 	PRD_CONN_STALLED,
 	PRD_CONN_IDLE,
+	PRD_CONN_QUIET,		/* give back what it made: demand.c */
 };
 
 /* Something of ours or the peer's is under way. conn->lock held. */
@@ -114,6 +119,8 @@ static enum prd_verdict prd_conn_verdict(struct prd_conn *conn,
 	if (!waiting && idle_s &&
 	    time_after_eq(now, conn->sw_since + idle_s * HZ))
 		return PRD_CONN_IDLE;
+	if (prd_conn_quiet(conn, now))
+		return PRD_CONN_QUIET;
 	return PRD_CONN_FINE;
 }
 
@@ -175,6 +182,8 @@ static void prd_sweep_conns(struct prd_iface *pif)
 		else if (v == PRD_CONN_STALLED)
 			prd_conn_stalled(conn);
 		spin_unlock_bh(&conn->lock);
+		if (v == PRD_CONN_QUIET)
+			prd_conn_trim(conn, now);
 		if (v == PRD_CONN_IDLE || READ_ONCE(conn->closing))
 			prd_close_idle(conn, v == PRD_CONN_IDLE);
 	}

@@ -12,7 +12,9 @@
 #     16 KiB .. 1 MiB by RDMA WRITE into the initiator's sink, in one
 #     round trip, larger ones the old way); then the same over a link
 #     that loses 0.5% of the packets each way;
-#  1c. idle connections close (and traffic racing with the closing
+#  1c. what a connection makes for traffic (send buffers, MRs) it gives
+#     back when quiet;
+#  1d. idle connections close (and traffic racing with the closing
 #     handshake loses nothing);
 #  2. peer death: node 1 falls silent under traffic (netem drops all it
 #     sends);
@@ -83,6 +85,57 @@ rdma_writes() {
 # 1c. Idle connections close (peer_idle_s=1 on both nodes), also while
 # the other node's requests race with the handshake: the same bursts both
 # ways at once, 1.1 s or 2.5 s apart; then, idle, every connection goes.
+# The most send buffers and MRs a connection of interface 0 holds now.
+peer_held() {
+	"$ptlctl" peer show iface 0 | awk '
+		{
+			for (i = 1; i < NF; i++) {
+				if ($i == "bufs" && $(i + 1) > b) b = $(i + 1)
+				if ($i == "mrs" && $(i + 1) > m) m = $(i + 1)
+			}
+		}
+		END { print b + 0, m + 0 }'
+}
+
+# 1c. What a connection makes while it moves messages (send buffers
+# beyond its 2, MRs for its RDMA slots and sinks) it gives back when it
+# has been quiet for a second (rdma/demand.c): seen in ptlctl peer show
+# while traffic runs both ways, and after.
+demand_test() {
+	local rc=0 server client bufs mrs max_bufs=0 max_mrs=0 want_mrs=1
+	local start deadline
+
+	[ "$rdma_min" = 0 ] && want_mrs=0
+	"$stress" server --pid 84 --clients 1 --timeout-ms 120000 --quiet &
+	server=$!
+	barrier demand
+	"$stress" client --server "$peer_nid:84" --id 0 --seconds 6 \
+		--max-size 3M --seed 21 --timeout-ms 20000 --quiet &
+	client=$!
+	while kill -0 $client 2>/dev/null; do
+		read -r bufs mrs <<<"$(peer_held)"
+		((bufs > max_bufs)) && max_bufs=$bufs
+		((mrs > max_mrs)) && max_mrs=$mrs
+		sleep 0.2
+	done
+	wait $client || rc=1
+	wait $server || rc=1
+	report $rc "node $NODE: 6 s of traffic each way, every message verified"
+	[ "$max_bufs" -gt 2 ] && { [ "$want_mrs" = 0 ] || [ "$max_mrs" -gt 0 ]; }
+	report $? "node $NODE: while busy, a connection made send buffers and MRs (up to $max_bufs and $max_mrs)"
+	# Given back within two sweeps (1 s each) of a second's quiet.
+	deadline=$((SECONDS + 10))
+	start=$SECONDS
+	while read -r bufs mrs <<<"$(peer_held)" &&
+		! { [ "$bufs" = 2 ] && [ "$mrs" = 0 ]; } &&
+		[ $SECONDS -lt $deadline ]; do
+		sleep 0.5
+	done
+	[ "$bufs" = 2 ] && [ "$mrs" = 0 ]
+	report $? "node $NODE: quiet, every connection back to 2 send buffers and no MR within $((SECONDS - start)) s ($bufs, $mrs)"
+	barrier demand-over
+}
+
 idle_close_test() {
 	local i rc=0 closed0 closed server
 
@@ -182,6 +235,7 @@ if [ "$NODE" = 1 ]; then
 	report $? "node 1: over a link losing $loss% each way: served, every message verified"
 	tc qdisc del dev eth0 root
 	barrier lossy-over
+	demand_test
 	idle_close_test
 
 	# 2b. Node 0 stops after our CTS for its 1 MiB put.
@@ -312,6 +366,7 @@ fi
 # replays registrations: prd_slot_new_key()); every message still arrives
 # intact, and large ones still move by RDMA WRITE.
 portals_clean "after the clients"
+modprobe sch_netem 2>/dev/null
 barrier lossy
 tc qdisc add dev eth0 root netem loss $loss%
 "$stress" client --server "$peer_nid:81" --id 0 --count 150 --max-size 1M \
@@ -333,6 +388,7 @@ retrans=$(rdma statistic show link rxe0/1 2>/dev/null | tr ' ' '\n' |
 [ "$retrans" -gt 0 ]
 report $? "node 0: rxe0 retransmitted or saw gaps ($retrans times)"
 barrier lossy-over
+demand_test
 idle_close_test
 
 # 2b. We stop after node 1's CTS for a 1 MiB put: our WRITEs never

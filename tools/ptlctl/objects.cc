@@ -135,6 +135,8 @@ constexpr auto kAttrNames = Table<__PTL_A_MAX>({
     {PTL_A_PEER_CREDITS_OWED, "peer_credits_owed"},
     {PTL_A_AUTH_KEY, "auth_key"},
     {PTL_A_AUTH, "auth"},
+    {PTL_A_PEER_TX_BUFS, "peer_tx_bufs"},
+    {PTL_A_PEER_MRS, "peer_mrs"},
 });
 
 template <std::size_t N>
@@ -199,6 +201,8 @@ Peer DecodePeer(std::span<const uint8_t> attrs) {
       case PTL_A_UID:              Set(o.uid, a); break;
       case PTL_A_PEER_CREDITS:     Set(o.credits, a); break;
       case PTL_A_PEER_CREDITS_OWED: Set(o.credits_owed, a); break;
+      case PTL_A_PEER_TX_BUFS:     Set(o.tx_bufs, a); break;
+      case PTL_A_PEER_MRS:         Set(o.mrs, a); break;
       case PTL_A_PEER_STATS:       Set(o.stats, a); break;
       default:                     break;
         // clang-format on

@@ -44,6 +44,7 @@ struct Peer {
   std::optional<uint32_t> rtt_us, rttvar_us, rto_us, cwnd, inflight, queued, idle_ms;
   std::optional<uint32_t> uid;                    // rtscts: charged to it
   std::optional<uint32_t> credits, credits_owed;  // rdma
+  std::optional<uint32_t> tx_bufs, mrs;           // rdma: held now
   std::optional<Counters> stats;
 };
 

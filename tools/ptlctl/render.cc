@@ -300,6 +300,8 @@ std::string PeerText(const Peer& o, bool stats) {
   Add(line2, "queued", o.queued);
   Add(line2, "credits", o.credits);
   Add(line2, "owed", o.credits_owed);
+  Add(line2, "bufs", o.tx_bufs);
+  Add(line2, "mrs", o.mrs);
   std::string out = Block(head, {line1, line2});
   if (stats && o.stats) out += CountersText(*o.stats);
   return out;
@@ -329,6 +331,8 @@ void PeerJson(JsonWriter& w, const Peer& o, bool stats) {
   JsonIf(w, "uid", o.uid);
   JsonIf(w, "credits", o.credits);
   JsonIf(w, "credits_owed", o.credits_owed);
+  JsonIf(w, "tx_bufs", o.tx_bufs);
+  JsonIf(w, "mrs", o.mrs);
   if (stats && o.stats) CountersJson(w.Key("stats"), *o.stats);
   w.EndObject();
 }

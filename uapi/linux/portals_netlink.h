@@ -69,8 +69,11 @@
  *   nodes connected at once): PTL_A_IFACE, PTL_A_NID, PTL_A_PEER_STATE
  *   (PTL_PEER_CONNECTING, PTL_PEER_UP or PTL_PEER_DEAD), PTL_A_PEER_FLAGS
  *   (PTL_PEER_F_ACTIVE, PTL_PEER_F_SENDS), PTL_A_PEER_CREDITS,
- *   PTL_A_PEER_CREDITS_OWED (u32 each), PTL_A_PEER_STATS (frames and
- *   bytes each way; PTL_STAT_RTS counts messages moved by RDMA WRITE).
+ *   PTL_A_PEER_CREDITS_OWED, PTL_A_PEER_TX_BUFS, PTL_A_PEER_MRS (u32
+ *   each: the last two are what the connection holds now, made while it
+ *   moves messages and given back when it is quiet), PTL_A_PEER_STATS
+ *   (frames and bytes each way; PTL_STAT_RTS counts messages moved by
+ *   RDMA WRITE).
  *
  * PTL_CMD_NEW_PEER (admin): a static link-layer address for a nid:
  *   PTL_A_IFACE, PTL_A_NID, PTL_A_PEER_LLADDR (it replaces what was known
@@ -172,6 +175,8 @@ enum ptl_attr {
 	PTL_A_PEER_CREDITS_OWED,	/* u32, credits not yet returned to it */
 	PTL_A_AUTH_KEY,			/* binary, PTL_AUTH_KEY_LEN; set only */
 	PTL_A_AUTH,			/* string, the frames' MAC */
+	PTL_A_PEER_TX_BUFS,		/* u32, send buffers with memory */
+	PTL_A_PEER_MRS,			/* u32, memory regions held */
 	__PTL_A_MAX
 };
 #define PTL_A_MAX		(__PTL_A_MAX - 1)

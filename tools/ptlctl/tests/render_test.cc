@@ -191,27 +191,30 @@ TEST(Peer, RdmaConnection) {
       U32Attr(PTL_A_PEER_FLAGS, PTL_PEER_F_ACTIVE | PTL_PEER_F_SENDS),
       U32Attr(PTL_A_PEER_CREDITS, 31),
       U32Attr(PTL_A_PEER_CREDITS_OWED, 2),
+      U32Attr(PTL_A_PEER_TX_BUFS, 3),
+      U32Attr(PTL_A_PEER_MRS, 1),
       NestAttr(PTL_A_PEER_STATS, {U64Attr(PTL_STAT_TX_FRAMES, 5), U64Attr(PTL_STAT_RTS, 1)}),
   }));
   EXPECT_EQ(PeerText(p, true),
             "peer 10.0.0.2 (167772162) iface 1 state connecting active sends\n"
-            "    credits 31 owed 2\n"
+            "    credits 31 owed 2 bufs 3 mrs 1\n"
             "    TX:      frames  rts\n"
             "             5       1\n");
   JsonWriter w;
   PeerJson(w, p, false);
   EXPECT_EQ(w.str(), R"({"iface":1,"nid":167772162,"state":"connecting",)"
-                     R"("flags":["active","sends"],"credits":31,"credits_owed":2})");
+                     R"("flags":["active","sends"],"credits":31,"credits_owed":2,)"
+                     R"("tx_bufs":3,"mrs":1})");
   p.state = PTL_PEER_UP;
   p.flags = PTL_PEER_F_CLOSING;
   EXPECT_EQ(PeerText(p, false),
             "peer 10.0.0.2 (167772162) iface 1 state up closing\n"
-            "    credits 31 owed 2\n");
+            "    credits 31 owed 2 bufs 3 mrs 1\n");
   p.state = PTL_PEER_DEAD;
   p.flags = 0;
   EXPECT_EQ(PeerText(p, false),
             "peer 10.0.0.2 (167772162) iface 1 state dead\n"
-            "    credits 31 owed 2\n");
+            "    credits 31 owed 2 bufs 3 mrs 1\n");
 }
 
 TEST(Ni, TextAndJsonWithAHostileComm) {
