@@ -46,8 +46,11 @@
  * retry count, so long waits end the connection: rdma-transport.md).
  */
 #define PRD_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
-/* WRITE rounds (or sink replies) a connection's send queue holds at once. */
-#define PRD_SQ_STEPS		4
+/*
+ * WRITE rounds (or sink replies) a connection's send queue holds at
+ * least, besides a SEND per send buffer (more if the device rounds up).
+ */
+#define PRD_SQ_STEPS		1
 #define PRD_LISTEN_BACKLOG	64
 
 static void prd_conn_teardown(struct work_struct *work);
@@ -215,6 +218,25 @@ static int prd_conn_setup_pd(struct prd_conn *conn, struct ib_device *dev)
 	return 0;
 }
 
+/*
+ * Devices round their queues up (Soft-RoCE to a power of two, less one):
+ * the send queue takes all the QP was given, as far as the CQ has room
+ * for its completions too.
+ */
+static void prd_conn_sq_given(struct prd_conn *conn, unsigned int recv_cqes)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr qattr;
+	unsigned int given;
+
+	if (ib_query_qp(conn->id->qp, &qattr, IB_QP_CAP, &init))
+		return;
+	given = min_t(unsigned int, qattr.cap.max_send_wr,
+		      conn->cq->cqe - recv_cqes);
+	if (given > conn->sq_size + PRD_DRAIN_WRS)
+		conn->sq_size = given - PRD_DRAIN_WRS;
+}
+
 /* PD, CQ, QP and buffers on the device the cm_id resolved to. */
 static int prd_conn_setup_qp(struct prd_conn *conn)
 {
@@ -233,9 +255,13 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	 * A SEND per send buffer and PRD_SQ_STEPS of the largest steps (an
 	 * RDMA WRITE round) besides: what is posted waits for room
 	 * (prd_can_post()), so the queue need not hold all a connection
-	 * could have in flight. The driver's queue is the largest thing a
-	 * connection costs: sized for everything (8 slots and 8 sinks three
-	 * times over, 541 work requests) it took 662 KiB on Soft-RoCE.
+	 * could have in flight. The driver's queue is the largest thing an
+	 * idle connection costs: sized for everything (8 slots and 8 sinks
+	 * three times over, 541 work requests) it took 662 KiB on
+	 * Soft-RoCE, for 4 rounds 64 KiB, for one (and the 8 more work
+	 * requests Soft-RoCE's rounding gives) 32 KiB. On one QP the WRITEs
+	 * go one after another anyway: a round that waits for the one before
+	 * it to complete loses a round trip per MiB.
 	 */
 	conn->max_sge = min_t(u32, dev->attrs.max_send_sge, PRD_MAX_SGE);
 	conn->replays_local_ops = dev->ops.driver_id == RDMA_DRIVER_RXE;
@@ -273,6 +299,7 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	if (err)
 		return err;
 	conn->qp_created = true;
+	prd_conn_sq_given(conn, recv_cqes);
 	err = rdma_set_ack_timeout(conn->id, PRD_ACK_TIMEOUT) ?:
 	      rdma_set_min_rnr_timer(conn->id, PRD_MIN_RNR_TIMER);
 	if (err)
