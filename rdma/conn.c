@@ -49,8 +49,11 @@
 /*
  * WRITE rounds (or sink replies) a connection's send queue holds at
  * least, besides a SEND per send buffer (more if the device rounds up).
+ * One would halve the queue on Soft-RoCE (64 slots, 32 KiB less per
+ * connection); whether it costs bandwidth, single bench runs could not
+ * tell (decisions.md, "RDMA memory per peer").
  */
-#define PRD_SQ_STEPS		1
+#define PRD_SQ_STEPS		4
 #define PRD_LISTEN_BACKLOG	64
 
 static void prd_conn_teardown(struct work_struct *work);
@@ -258,10 +261,8 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	 * could have in flight. The driver's queue is the largest thing an
 	 * idle connection costs: sized for everything (8 slots and 8 sinks
 	 * three times over, 541 work requests) it took 662 KiB on
-	 * Soft-RoCE, for 4 rounds 64 KiB, for one (and the 8 more work
-	 * requests Soft-RoCE's rounding gives) 32 KiB. On one QP the WRITEs
-	 * go one after another anyway: a round that waits for the one before
-	 * it to complete loses a round trip per MiB.
+	 * Soft-RoCE, for 4 rounds 64 KiB (128 slots, of which the
+	 * connection uses the 126 the CQ has room for).
 	 */
 	conn->max_sge = min_t(u32, dev->attrs.max_send_sge, PRD_MAX_SGE);
 	conn->replays_local_ops = dev->ops.driver_id == RDMA_DRIVER_RXE;
