@@ -50,10 +50,12 @@ int prd_slots_alloc(struct prd_conn *conn)
 {
 	BUILD_BUG_ON(PRD_RDMA_SLOTS > BITS_PER_LONG);	/* rsink_busy */
 	conn->err_cqe.done = prd_err_done;
-	conn->txs = kcalloc(PRD_RDMA_SLOTS, sizeof(*conn->txs), GFP_KERNEL);
-	conn->rxs = kcalloc(PRD_RDMA_SLOTS, sizeof(*conn->rxs), GFP_KERNEL);
+	conn->txs = kcalloc(PRD_RDMA_SLOTS, sizeof(*conn->txs),
+			    GFP_KERNEL_ACCOUNT);
+	conn->rxs = kcalloc(PRD_RDMA_SLOTS, sizeof(*conn->rxs),
+			    GFP_KERNEL_ACCOUNT);
 	conn->sinks = kcalloc(PRD_RDMA_SLOTS, sizeof(*conn->sinks),
-			      GFP_KERNEL);
+			      GFP_KERNEL_ACCOUNT);
 	if (!conn->txs || !conn->rxs || !conn->sinks)
 		return -ENOMEM;
 	return 0;
@@ -143,13 +145,14 @@ static struct prd_slot *prd_slot_free_tx(struct prd_conn *conn)
  * to the adapter (the first is when it is mapped): a window of an iovec
  * MD may have more pieces than a slot has entries. Not: frames.
  */
-static bool prd_payload_fits(struct ptl_msg *msg, struct prd_slot *slot)
+static bool prd_payload_fits(struct prd_conn *conn, struct ptl_msg *msg,
+			     struct prd_slot *slot)
 {
 	u64 len = ptl_msg_len(msg), off;
 	int n;
 
 	for (off = PRD_RDMA_MAX; off < len; off += PRD_RDMA_MAX) {
-		if (!prd_slot_sgl(slot))
+		if (!prd_slot_sgl(conn, slot))
 			return false;
 		n = ptl_msg_payload_sg(msg, off,
 				       min_t(u64, len - off, PRD_RDMA_MAX),
@@ -168,7 +171,7 @@ static int prd_slot_map_tx(struct prd_conn *conn, struct prd_slot *slot,
 
 	if (slot->mapped)
 		prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
-	if (!prd_slot_sgl(slot))
+	if (!prd_slot_sgl(conn, slot))
 		return -ENOMEM;
 	n = ptl_msg_payload_sg(msg, off, len, slot->sgl, PRD_RDMA_PAGES);
 	if (n <= 0) {
@@ -203,7 +206,7 @@ bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 	slot = prd_slot_free_tx(conn);
 	if (!slot)
 		return false;
-	if (!prd_payload_fits(cb->msg, slot) ||
+	if (!prd_payload_fits(conn, cb->msg, slot) ||
 	    prd_slot_map_tx(conn, slot, cb->msg, 0,
 			    min_t(u64, len, PRD_RDMA_MAX))) {
 		prd_slot_sgl_put(slot);
@@ -458,7 +461,7 @@ static bool prd_slot_map_reg(struct prd_conn *conn, struct prd_slot *slot,
  */
 static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot)
 {
-	if (!slot->mr || !prd_slot_sgl(slot))
+	if (!slot->mr || !prd_slot_sgl(conn, slot))
 		return false;
 	return prd_slot_map_reg(conn, slot,
 				ptl_msg_deposit_sg(slot->rx.msg,
@@ -689,7 +692,7 @@ bool prd_try_sink(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 		*err = -EAGAIN;
 		return true;
 	}
-	if (!prd_slot_sgl(sink) ||
+	if (!prd_slot_sgl(conn, sink) ||
 	    !prd_slot_map_reg(conn, sink,
 			      ptl_msg_reply_sg(cb->msg, len, sink->sgl,
 					       PRD_RDMA_PAGES)))

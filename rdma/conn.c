@@ -120,9 +120,11 @@ static bool prd_inbound_room(struct prd_iface *pif)
 static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
 				       bool active)
 {
-	struct prd_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	struct mem_cgroup *old = prd_charge(pif);
+	struct prd_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
 	int err = -ENETDOWN;
 
+	set_active_memcg(old);
 	if (!conn)
 		return ERR_PTR(-ENOMEM);
 	conn->kind = PRD_KIND_CONN;
@@ -245,13 +247,13 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 {
 	struct ib_device *dev = conn->id->device;
 	struct ib_qp_init_attr attr = {};
+	struct mem_cgroup *old;
 	unsigned int recv_cqes;
 	int err;
 
-	err = prd_conn_setup_pd(conn, dev);
-	if (err)
-		return err;
-	err = prd_bufs_alloc(conn);
+	old = prd_charge(conn->pif);
+	err = prd_conn_setup_pd(conn, dev) ?: prd_bufs_alloc(conn);
+	set_active_memcg(old);
 	if (err)
 		return err;
 	/*

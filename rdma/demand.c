@@ -7,8 +7,9 @@
  * busiest moment needs (performance.md, "RDMA memory per connection").
  *
  * Send buffers. A connection has ntx of them, PRD_TX_FLOOR made at setup;
- * a frame that finds none free makes the next (GFP_ATOMIC: it is posted
- * from completion handlers and under conn->lock). If that fails the
+ * a frame that finds none free makes the next (GFP_NOWAIT: it is posted
+ * from completion handlers and under conn->lock; charged to the binder,
+ * prd_charge()). If that fails the
  * frame waits for a buffer to come back, and one will: the floor's are
  * never given back, so every buffer that is not free is in flight.
  *
@@ -42,7 +43,7 @@ int prd_demand_init(void)
 	prd_sgl_cache = kmem_cache_create("ptl_rdma_sgl",
 					  PRD_RDMA_PAGES *
 					  sizeof(struct scatterlist),
-					  0, 0, NULL);
+					  0, SLAB_ACCOUNT, NULL);
 	return prd_sgl_cache ? 0 : -ENOMEM;
 }
 
@@ -51,10 +52,19 @@ void prd_demand_exit(void)
 	kmem_cache_destroy(prd_sgl_cache);
 }
 
-/* Makes a send buffer for a frame that found none free. conn->lock held. */
+/*
+ * Makes a send buffer for a frame that found none free, charged to the
+ * binder; GFP_NOWAIT, not GFP_ATOMIC, whose __GFP_HIGH would overdraw
+ * the cgroup. conn->lock held.
+ */
 bool prd_tx_make(struct prd_conn *conn)
 {
-	if (prd_tx_buf_make(conn, GFP_ATOMIC | __GFP_NOWARN))
+	struct mem_cgroup *old = prd_charge(conn->pif);
+	int err = prd_tx_buf_make(conn, GFP_NOWAIT | __GFP_NOWARN |
+					__GFP_ACCOUNT);
+
+	set_active_memcg(old);
+	if (err)
 		return false;
 	conn->trimmable = true;
 	return true;
@@ -65,11 +75,17 @@ bool prd_tx_make(struct prd_conn *conn)
  * if it cannot be made. prd_slot_sgl_put() (or the slot's unmapping)
  * gives it back.
  */
-struct scatterlist *prd_slot_sgl(struct prd_slot *slot)
+struct scatterlist *prd_slot_sgl(struct prd_conn *conn,
+				 struct prd_slot *slot)
 {
-	if (!slot->sgl)
+	struct mem_cgroup *old;
+
+	if (!slot->sgl) {
+		old = prd_charge(conn->pif);
 		slot->sgl = kmem_cache_alloc(prd_sgl_cache,
-					     GFP_ATOMIC | __GFP_NOWARN);
+					     GFP_NOWAIT | __GFP_NOWARN);
+		set_active_memcg(old);
+	}
 	if (slot->sgl)
 		sg_init_table(slot->sgl, PRD_RDMA_PAGES);
 	return slot->sgl;

@@ -121,6 +121,7 @@ static int prd_bind(struct ptl_binding *b, struct net_device *dev,
 	xa_init(&pif->peers);
 	mutex_init(&pif->rxq_lock);
 	INIT_LIST_HEAD(&pif->rxqs);
+	pif->memcg = get_mem_cgroup_from_mm(current->mm);
 	if (!pif->addr) {
 		NL_SET_ERR_MSG(extack, "the device has no IPv4 address");
 		err = -EADDRNOTAVAIL;
@@ -134,6 +135,7 @@ static int prd_bind(struct ptl_binding *b, struct net_device *dev,
 	return 0;
 
 err_free:
+	mem_cgroup_put(pif->memcg);
 	kfree(pif);
 	return err;
 }
@@ -163,6 +165,7 @@ static void prd_unbind(struct ptl_binding *b)
 	/* The last connection on a device took its receive queue. */
 	WARN_ON(!list_empty(&pif->rxqs));
 	xa_destroy(&pif->peers);
+	mem_cgroup_put(pif->memcg);	/* what was charged holds its own */
 	kfree(pif);
 }
 

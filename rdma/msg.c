@@ -80,8 +80,9 @@ void prd_buf_fini(struct prd_conn *conn, struct prd_buf *pb,
 }
 
 /*
- * Gives an unmade send buffer its memory: at setup (GFP_KERNEL), or when
- * a frame finds none free (prd_tx_make()). conn->lock held after setup.
+ * Gives an unmade send buffer its memory: at setup (GFP_KERNEL_ACCOUNT),
+ * or when a frame finds none free (prd_tx_make()). conn->lock held after
+ * setup; charged to the binder (prd_charge()) by the caller.
  */
 int prd_tx_buf_make(struct prd_conn *conn, gfp_t gfp)
 {
@@ -102,7 +103,7 @@ int prd_tx_buf_make(struct prd_conn *conn, gfp_t gfp)
 /*
  * The send buffers, PRD_TX_FLOOR of them made (the rest when needed,
  * demand.c), and a receive ring unless the interface's shared receive
- * queue serves the connection.
+ * queue serves the connection. The caller charges them (prd_charge()).
  */
 int prd_bufs_alloc(struct prd_conn *conn)
 {
@@ -112,11 +113,12 @@ int prd_bufs_alloc(struct prd_conn *conn)
 	BUILD_BUG_ON(PRD_TX_FLOOR > PRD_NOOP_SPARE);
 	conn->ntx = prd_credits + PRD_NOOP_SPARE;
 	conn->nrx = conn->rxq ? 0 : prd_credits + PRD_NOOP_SPARE;
-	conn->tx = kcalloc(conn->ntx, sizeof(*conn->tx), GFP_KERNEL);
+	conn->tx = kcalloc(conn->ntx, sizeof(*conn->tx), GFP_KERNEL_ACCOUNT);
 	if (!conn->tx)
 		return -ENOMEM;
 	if (conn->nrx) {
-		conn->rx = kcalloc(conn->nrx, sizeof(*conn->rx), GFP_KERNEL);
+		conn->rx = kcalloc(conn->nrx, sizeof(*conn->rx),
+				   GFP_KERNEL_ACCOUNT);
 		if (!conn->rx)
 			return -ENOMEM;
 	}
@@ -126,7 +128,7 @@ int prd_bufs_alloc(struct prd_conn *conn)
 		list_add_tail(&conn->tx[i].free, &conn->tx_unmade);
 	}
 	for (i = 0; i < PRD_TX_FLOOR; i++) {
-		err = prd_tx_buf_make(conn, GFP_KERNEL);
+		err = prd_tx_buf_make(conn, GFP_KERNEL_ACCOUNT);
 		if (err)
 			return err;
 	}
@@ -134,7 +136,7 @@ int prd_bufs_alloc(struct prd_conn *conn)
 		conn->rx[i].conn = conn;
 		conn->rx[i].cqe.done = prd_rx_done;
 		err = prd_buf_init(conn, &conn->rx[i], DMA_FROM_DEVICE,
-				   GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
 		if (err)
 			return err;
 	}

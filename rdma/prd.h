@@ -28,8 +28,10 @@
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/memcontrol.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/sched/mm.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -454,6 +456,7 @@ struct prd_iface {
 	struct mutex rxq_lock;
 	struct list_head rxqs;		/* struct prd_rxq, one per device */
 	struct delayed_work sweep;	/* sweep.c */
+	struct mem_cgroup *memcg;	/* the binder's: prd_charge() */
 
 	atomic64_t stats[PRD_ST_MAX];
 };
@@ -503,6 +506,20 @@ static inline void prd_conn_stat_add(struct prd_conn *conn,
 		return;
 	}
 	atomic64_add(v, c);
+}
+
+/*
+ * What peers make an interface hold (connections, their buffers and
+ * slots, the shared receive queue) is charged to the memory cgroup of the
+ * process that bound it, as rtscts' buffers are: allocated with
+ * __GFP_ACCOUNT between prd_charge() and set_active_memcg(old), in
+ * process or softirq context. In a namespace of its own, a user who binds
+ * an interface pays for it, and its memory.max bounds it. What the RDMA
+ * driver allocates for QPs, CQs and MRs is the driver's, not charged.
+ */
+static inline struct mem_cgroup *prd_charge(struct prd_iface *pif)
+{
+	return set_active_memcg(pif->memcg);
 }
 
 static inline struct prd_tx_cb *prd_cb(struct ptl_msg *msg)
@@ -569,7 +586,8 @@ int prd_rx_sink(struct prd_conn *conn, const struct prd_frame *f,
 /* demand.c */
 int prd_demand_init(void);
 void prd_demand_exit(void);
-struct scatterlist *prd_slot_sgl(struct prd_slot *slot);
+struct scatterlist *prd_slot_sgl(struct prd_conn *conn,
+				 struct prd_slot *slot);
 void prd_slot_sgl_put(struct prd_slot *slot);
 void prd_conn_want_mrs(struct prd_conn *conn);
 void prd_mr_work(struct work_struct *work);

@@ -86,14 +86,14 @@ static unsigned int prd_rxq_depth(const struct prd_rxq *rxq)
 
 static struct prd_rxbuf *prd_rxbuf_alloc(struct prd_rxq *rxq)
 {
-	struct prd_rxbuf *rb = kzalloc(sizeof(*rb), GFP_KERNEL);
+	struct prd_rxbuf *rb = kzalloc(sizeof(*rb), GFP_KERNEL_ACCOUNT);
 
 	if (!rb)
 		return NULL;
 	rb->rxq = rxq;
 	rb->cqe.done = prd_rxq_recv_done;
 	if (prd_frame_map(rxq->dev, DMA_FROM_DEVICE, &rb->data, &rb->dma,
-			  GFP_KERNEL)) {
+			  GFP_KERNEL_ACCOUNT)) {
 		kfree(rb);
 		return NULL;
 	}
@@ -193,9 +193,13 @@ static void prd_rxbufs_free(struct list_head *list)
 	}
 }
 
-/* Allocates and posts @n buffers; how many were posted. */
+/*
+ * Allocates and posts @n buffers, charged to the binder; how many were
+ * posted.
+ */
 static unsigned int prd_rxq_fill(struct prd_rxq *rxq, unsigned int n)
 {
+	struct mem_cgroup *old = prd_charge(rxq->pif);
 	unsigned int i, posted = 0;
 	struct prd_rxbuf *rb;
 
@@ -207,6 +211,7 @@ static unsigned int prd_rxq_fill(struct prd_rxq *rxq, unsigned int n)
 		posted += prd_rxbuf_post(rxq, rb);
 		spin_unlock_bh(&rxq->lock);
 	}
+	set_active_memcg(old);
 	return posted;
 }
 
@@ -303,7 +308,7 @@ static struct prd_rxq *prd_rxq_create(struct prd_iface *pif,
 		.srq_type = IB_SRQT_BASIC,
 		.attr.max_sge = 1,
 	};
-	struct prd_rxq *rxq = kzalloc(sizeof(*rxq), GFP_KERNEL);
+	struct prd_rxq *rxq = kzalloc(sizeof(*rxq), GFP_KERNEL_ACCOUNT);
 	int err;
 
 	if (!rxq)

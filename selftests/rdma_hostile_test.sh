@@ -24,7 +24,10 @@
 #     in close_timeouts); the test is bounded by CLOSEs received, not time;
 #  6. a peer that sends data frames beyond its credits (they would take
 #     the shared receive queue's buffers from other peers) is cut off;
-#  7. the RDMA resources are back to the bound interface's, the modules
+#  7. what peers make the interface hold (connections, their send
+#     buffers, the shared receive queue) is charged to the memory cgroup
+#     of the process that bound it, and leaves it at unbind;
+#  8. the RDMA resources are back to the bound interface's, the modules
 #     unload.
 # Prints TAP lines; tools/testing/run-checks counts them. The harness fails the
 # run on any kernel splat.
@@ -183,7 +186,58 @@ report $? "the node says why"
 wait_peers 0
 report $? "its connection is freed"
 
-# 7. Nothing left.
+# 7. The binder pays. Bound from a memory cgroup, 32 connections from
+# the peer charge it the shared receive queue (256 buffers of 8 KiB) and
+# each connection's 2 send buffers at least; unbinding gives it back.
+# Charges go through per-CPU stocks of 64 pages: memory.current may lag
+# by that much per CPU. (A slab object is charged its full size: under the
+# harness's slub_debug=FZPU an 8 KiB buffer takes 24 KiB.)
+charge_test() {
+	local cg=/sys/fs/cgroup/ptl-rdma c0 c1 c2 pid want slack
+
+	if [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
+		skip "the binder's memory cgroup is charged" "no cgroup v2"
+		return
+	fi
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	if ! mkdir -p $cg || ! echo 256M >$cg/memory.max; then
+		skip "the binder's memory cgroup is charged" "no memory cgroup"
+		return
+	fi
+	"$ptlctl" iface unbind 0 &&
+		(echo $BASHPID >$cg/cgroup.procs &&
+			exec "$ptlctl" iface bind 0 dev pr0 transport rdma)
+	report $? "interface 0 bound again from the memory cgroup ptl-rdma"
+	sleep 1
+	c0=$(cat $cg/memory.current)
+	"$peer" --src $src --count 32 --hold-ms 3000 --timeout-ms 60000 \
+		"$node" >/tmp/peer.out 2>&1 &
+	pid=$!
+	wait_peers 32
+	report $? "32 connections from the peer"
+	c1=$(cat $cg/memory.current)
+	grep -E '^(anon|file|kernel|kernel_stack|pagetables|percpu|sock|vmalloc|slab|slab_reclaimable|slab_unreclaimable) ' \
+		$cg/memory.stat | tr '\n' ' ' | sed 's/^/# memory.stat: /'
+	echo
+	wait $pid
+	wait_peers 0
+	"$ptlctl" iface unbind 0
+	sleep 1
+	c2=$(cat $cg/memory.current)
+	want=$(((256 + 32 * 2) * 8192))
+	slack=$((64 * 4096 * $(nproc)))
+	echo "# memory.current $c0 bound, $c1 with 32 connections, $c2 unbound; at least $want expected, slack $slack"
+	[ $((c1 - c0)) -ge $((want - slack)) ]
+	report $? "the connections and the shared receive queue were charged to the binder's cgroup ($((c1 - c0)) bytes)"
+	[ $((c1 - c2)) -ge $((want - slack)) ]
+	report $? "and left it at unbind ($((c1 - c2)) bytes)"
+	"$ptlctl" iface bind 0 dev pr0 transport rdma
+	report $? "interface 0 bound again from the root cgroup"
+	rmdir $cg 2>/dev/null
+}
+charge_test
+
+# 8. Nothing left.
 "$ptlctl" -s iface show 0 | sed 's/^/#   /'
 [ "$(rdma_res)" = "$res_bound" ]
 report $? "RDMA resources back to the bound interface's"
