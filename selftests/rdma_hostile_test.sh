@@ -43,6 +43,8 @@ params=/sys/module/ptl_rdma/parameters
 . "$top/selftests/tap.sh"
 # shellcheck source-path=SCRIPTDIR source=rdma_lib.sh
 . "$top/selftests/rdma_lib.sh"
+# shellcheck source-path=SCRIPTDIR source=memcg_lib.sh
+. "$top/selftests/memcg_lib.sh"
 
 node=10.77.0.1
 src=10.77.0.2
@@ -195,13 +197,8 @@ report $? "its connection is freed"
 charge_test() {
 	local cg=/sys/fs/cgroup/ptl-rdma c0 c1 c2 pid want slack
 
-	if [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
-		skip "the binder's memory cgroup is charged" "no cgroup v2"
-		return
-	fi
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-	if ! mkdir -p $cg || ! echo 256M >$cg/memory.max; then
-		skip "the binder's memory cgroup is charged" "no memory cgroup"
+	if ! memcg_make $cg 256M; then
+		skip "the binder's memory cgroup is charged" "$memcg_why"
 		return
 	fi
 	"$ptlctl" iface unbind 0 &&

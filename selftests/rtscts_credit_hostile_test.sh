@@ -57,6 +57,8 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$top/selftests/netns_lib.sh"
 # shellcheck source-path=SCRIPTDIR source=userns_lib.sh
 . "$top/selftests/userns_lib.sh"
+# shellcheck source-path=SCRIPTDIR source=memcg_lib.sh
+. "$top/selftests/memcg_lib.sh"
 inject=$build/tools/ptl_inject/ptl_inject
 getsrc=$build/selftests/rtscts_getsrc
 gets=${CREDIT_GETS:-2000}
@@ -262,13 +264,8 @@ unpriv_test() {
 	local cg=/sys/fs/cgroup/ptl-credit inner=$top/selftests/rtscts_credit_hostile_user.sh
 	local out=$dir/user.log rc objsize
 
-	if [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
-		skip "uid 1000 in its own namespaces" "no cgroup v2"
-		return
-	fi
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-	if ! mkdir -p $cg || ! echo 256M >$cg/memory.max; then
-		skip "uid 1000 in its own namespaces" "no memory cgroup"
+	if ! memcg_make $cg 256M; then
+		skip "uid 1000 in its own namespaces" "$memcg_why"
 		return
 	fi
 	chmod 777 "$dir"
