@@ -228,9 +228,11 @@ static void prd_barrier_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /*
  * Returns once every completion on the receive CQ before it has been
- * handled: a connection's teardown calls it after its QP's drain. If the
- * receive cannot be posted (a device in trouble), a second of the CQ's
- * polling stands in for it.
+ * handled: a connection's teardown calls it after its QP's drain. The CQ
+ * is armed first, so that the barrier's completion gets it polled even
+ * if the event of one before it was lost (Soft-RoCE has been seen to
+ * lose some). If the receive cannot be posted (a device in trouble), a
+ * second of the CQ's polling stands in for it.
  */
 void prd_rxq_barrier(struct prd_rxq *rxq)
 {
@@ -240,6 +242,7 @@ void prd_rxq_barrier(struct prd_rxq *rxq)
 
 	init_completion(&b.done);
 	mutex_lock(&rxq->barrier_lock);
+	ib_req_notify_cq(rxq->cq, IB_CQ_NEXT_COMP);
 	err = ib_post_recv(rxq->barrier_qp, &wr, NULL);
 	if (!err)
 		wait_for_completion(&b.done);

@@ -156,10 +156,42 @@ static void prd_conn_nudge(struct prd_conn *conn)
 	prd_conn_send_noop(conn);
 }
 
+/* A bit per slot of @slots that is busy, or that waits for an MR. */
+static unsigned int prd_slot_bits(const struct prd_slot *slots, bool mr_wait)
+{
+	unsigned int i, bits = 0;
+
+	for (i = 0; slots && i < PRD_RDMA_SLOTS; i++)
+		if (mr_wait ? slots[i].mr_wait : slots[i].busy)
+			bits |= 1U << i;
+	return bits;
+}
+
+/*
+ * What a stalled connection waited for, for the log: which queues hold
+ * something, which slots are busy (and wait for an MR), its credits and
+ * send queue. conn->lock held.
+ */
+static void prd_conn_stall_report(struct prd_conn *conn)
+{
+	pr_info_ratelimited("nid %u: txq %d inflight %d rts_wait %d ctlq %d rx %d; slots busy %#x mr_wait %#x sinks busy %#x; peer sinks %#lx release %#lx; credits %u owed %u allowed %u; send queue %u/%u, buffers %u\n",
+			    conn->nid, !list_empty(&conn->txq),
+			    !list_empty(&conn->inflight),
+			    !list_empty(&conn->rts_wait),
+			    !list_empty(&conn->ctlq), conn->in.busy,
+			    prd_slot_bits(conn->rxs, false),
+			    prd_slot_bits(conn->rxs, true),
+			    prd_slot_bits(conn->sinks, false),
+			    conn->rsink_busy, conn->rsink_release,
+			    conn->tx_credits, conn->rx_owed, conn->rx_allowed,
+			    conn->sq_used, conn->sq_size, conn->tx_made);
+}
+
 static void prd_conn_stalled(struct prd_conn *conn)
 {
 	pr_warn_ratelimited("nid %u: no progress for %u ms with work outstanding: closing the connection\n",
 			    conn->nid, READ_ONCE(prd_progress_timeout_ms));
+	prd_conn_stall_report(conn);
 	prd_stat_add(conn->pif, PRD_ST_STALLS, 1);
 	prd_stat_add(conn->pif, PRD_ST_CONN_FAILS, 1);
 	__prd_conn_kill(conn);
