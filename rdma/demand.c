@@ -100,13 +100,15 @@ void prd_slot_sgl_put(struct prd_slot *slot)
 }
 
 /*
- * Has mr_work run for a slot whose CTS waits or for the sinks. Not on a
- * connection that is going: its teardown cancels the work first, then
- * fails what waited. conn->lock held.
+ * Has mr_work run for a slot whose CTS waits or for the sinks. Also on a
+ * connection not yet up: the peer's first frames can be handled before
+ * rdma_cm's ESTABLISHED is, and the CTS then goes when it is up. Not on
+ * one that is going: its teardown cancels the work first, then fails
+ * what waited. conn->lock held.
  */
 void prd_conn_want_mrs(struct prd_conn *conn)
 {
-	if (conn->state == PRD_CONN_UP)
+	if (conn->state != PRD_CONN_DEAD)
 		queue_work(prd_wq, &conn->mr_work);
 }
 
