@@ -9,9 +9,9 @@
  * Send buffers. A connection has ntx of them, PRD_TX_FLOOR made at setup;
  * a frame that finds none free makes the next (GFP_NOWAIT: it is posted
  * from completion handlers and under conn->lock; charged to the binder,
- * prd_charge()). If that fails the
- * frame waits for a buffer to come back, and one will: the floor's are
- * never given back, so every buffer that is not free is in flight.
+ * prd_charge()). If that fails the frame waits for a buffer to come
+ * back, and one will: the floor's are never given back, so every buffer
+ * that is not free is in flight.
  *
  * Scatterlists. An RDMA slot's list of PRD_RDMA_PAGES entries (8 KiB)
  * exists while its pages are mapped: taken from a cache when they are
@@ -21,10 +21,11 @@
  * MRs. ib_alloc_mr() may sleep (on an adapter it is a firmware command),
  * and an RTS or a get is handled in softirq or under conn->lock. A target
  * slot whose RTS finds it without an MR has its CTS wait while mr_work
- * makes one; a get that finds its sink without one waits likewise (at the head
- * of the send queue, which the work's kick resumes). If none can be made,
- * the slot's payload comes in frames, the get's REPLY the old way. A slot keeps its MR
- * while the connection is busy and loses it to the sweep when quiet; then
+ * makes one; a get that finds its sink without one waits likewise (at
+ * the head of the send queue, which the work's kick resumes). If none can
+ * be made, the slot's payload comes in frames, the get's REPLY the old
+ * way. A slot keeps its MR while the connection is busy and loses it to
+ * the sweep when quiet; then
  * nothing of the connection's is on its send queue, which matters on
  * Soft-RoCE: it replays registrations behind an unacknowledged SEND
  * (bulk.c), and they must find their MR.
@@ -64,10 +65,7 @@ bool prd_tx_make(struct prd_conn *conn)
 					__GFP_ACCOUNT);
 
 	set_active_memcg(old);
-	if (err)
-		return false;
-	conn->trimmable = true;
-	return true;
+	return !err;
 }
 
 /*
@@ -139,10 +137,8 @@ static void prd_mr_work_slots(struct prd_conn *conn)
 			continue;
 		mr = slot->mr ? NULL : prd_mr_make(conn);
 		spin_lock_bh(&conn->lock);
-		if (mr) {
+		if (mr)
 			slot->mr = mr;
-			conn->trimmable = true;
-		}
 		slot->mr_wait = false;
 		spin_unlock_bh(&conn->lock);
 		prd_slot_answer(conn, slot);
@@ -174,7 +170,6 @@ static void prd_mr_work_sinks(struct prd_conn *conn)
 		spin_lock_bh(&conn->lock);
 		if (!sink->mr) {
 			sink->mr = mr;
-			conn->trimmable = true;
 			mr = NULL;
 		}
 		spin_unlock_bh(&conn->lock);
@@ -200,13 +195,15 @@ void prd_mr_work(struct work_struct *work)
 }
 
 /*
- * Something was made since the last trim, and now nothing is under way,
- * nothing is on the send queue and no message frame moved for
- * PRD_TRIM_MS (sweep.c keeps sw_since). conn->lock held.
+ * It holds more than a connection at rest (send buffers beyond the
+ * floor, MRs), and nothing is under way, nothing is on its send queue
+ * and no message frame moved for PRD_TRIM_MS (sweep.c keeps sw_since).
+ * conn->lock held.
  */
 bool prd_conn_quiet(struct prd_conn *conn, unsigned long now)
 {
-	return conn->trimmable && conn->state == PRD_CONN_UP &&
+	return conn->state == PRD_CONN_UP &&
+	       (conn->tx_made > PRD_TX_FLOOR || prd_conn_mrs(conn)) &&
 	       !conn->sq_used && !prd_conn_waiting(conn) &&
 	       time_after_eq(now, conn->sw_since +
 			     msecs_to_jiffies(PRD_TRIM_MS));
@@ -268,7 +265,6 @@ void prd_conn_trim(struct prd_conn *conn, unsigned long now)
 		prd_trim_tx(conn);
 		n = prd_trim_mrs(conn->rxs, mrs);
 		n += prd_trim_mrs(conn->sinks, mrs + n);
-		conn->trimmable = false;
 	}
 	spin_unlock_bh(&conn->lock);
 	while (n)

@@ -337,7 +337,6 @@ struct prd_conn {
 	struct work_struct mr_work;
 	bool sink_mrs_wanted;
 	bool sink_mr_failed;	/* the waiting get goes the old way */
-	bool trimmable;		/* made something since the last trim */
 
 	struct delayed_work timer;	/* connect timeout */
 	/* Message frames completed (conn->lock), and the sweep's look. */
