@@ -303,8 +303,10 @@ int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
 	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, !slot->more);
 	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, done);
 	cb->write = false;
-	list_move_tail(&cb->list, slot->more ? &conn->rts_wait :
-		       &conn->inflight);
+	if (slot->more)
+		list_move_tail(&cb->list, &conn->rts_wait);
+	else
+		prd_inflight_add(conn, cb);
 	return 0;
 }
 
@@ -852,7 +854,7 @@ int prd_post_sink_reply(struct prd_conn *conn, struct prd_tx_cb *cb)
 	prd_conn_stat_add(conn, PRD_ST_SINK_GETS, 1);
 	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, 1);
 	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, done);
-	list_move_tail(&cb->list, &conn->inflight);
+	prd_inflight_add(conn, cb);
 	return 0;
 
 release:

@@ -139,6 +139,7 @@ static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
 	conn->rx_allowed = prd_credits;	/* what we advertise at connect */
 	INIT_LIST_HEAD(&conn->txq);
 	INIT_LIST_HEAD(&conn->inflight);
+	INIT_LIST_HEAD(&conn->acks_held);
 	INIT_LIST_HEAD(&conn->tx_free);
 	INIT_LIST_HEAD(&conn->tx_unmade);
 	INIT_LIST_HEAD(&conn->rts_wait);

@@ -304,7 +304,7 @@ static int prd_post_data(struct prd_conn *conn, struct prd_tx_cb *cb)
 	cb->started = true;
 	cb->off += chunk;
 	if (tb->msg)
-		list_move_tail(&cb->list, &conn->inflight);
+		prd_inflight_add(conn, cb);
 	return 0;
 }
 
@@ -445,6 +445,7 @@ unsigned int prd_fail_msgs(struct prd_conn *conn)
 		conn->in.msg = NULL;
 		n++;
 	}
+	prd_acks_drop(conn);
 	return n;
 }
 
@@ -462,6 +463,7 @@ static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct prd_conn *conn = tb->conn;
 	struct ptl_msg *done = NULL;
 	bool failed = false;
+	u32 seq = 0;
 
 	spin_lock_bh(&conn->lock);
 	/* Progress is a message frame's; a NOOP or probe proves nothing. */
@@ -482,13 +484,16 @@ static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (tb->msg) {
 		done = tb->msg;
 		failed = prd_cb(done)->failed;
+		seq = prd_cb(done)->seq;
 		list_del(&prd_cb(done)->list);
 		tb->msg = NULL;
 	}
 	__prd_kick(conn);
 	spin_unlock_bh(&conn->lock);
-	if (done)
+	if (done) {
 		ptl_msg_sent(done, failed ? PTL_NI_FAIL : PTL_NI_OK);
+		prd_msg_ended(conn, seq);	/* the ACKs it held back */
+	}
 }
 
 /* The payload bytes @p[0..@len) of the message received into @rs. */
@@ -532,6 +537,26 @@ struct ptl_msg *prd_rx_match(struct prd_conn *conn, const u8 *hdr,
 	return msg;
 }
 
+/*
+ * A message of no payload whose header @hdr came earlier and was held
+ * (acks.c): delivered now, outside the frame that brought it.
+ */
+void prd_rx_bare(struct prd_conn *conn, const u8 *hdr)
+{
+	struct prd_rx_state rs = { .payload = 0, .busy = true };
+	struct ptl_msg *resp = NULL;
+	struct ptl_rx_plan plan;
+
+	rs.msg = prd_rx_match(conn, hdr, &plan);
+	prd_rx_payload(&rs, NULL, 0, &resp);
+	if (resp) {
+		spin_lock_bh(&conn->lock);
+		__prd_enqueue(conn, resp);
+		__prd_kick(conn);
+		spin_unlock_bh(&conn->lock);
+	}
+}
+
 static int prd_rx_first(struct prd_conn *conn, const struct prd_frame *f,
 			const u8 *p, u32 len, struct ptl_msg **resp)
 {
@@ -540,6 +565,9 @@ static int prd_rx_first(struct prd_conn *conn, const struct prd_frame *f,
 
 	if (conn->in.busy || len < PTL_WIRE_HDR_LEN)
 		return -EPROTO;
+	/* An ACK may have to wait for its put's SEND_END (acks.c). */
+	if (len == PTL_WIRE_HDR_LEN && !f->payload && prd_ack_hold(conn, p))
+		return PRD_RX_HELD;
 	msg = prd_rx_match(conn, p, &plan);
 	conn->in = (struct prd_rx_state) {
 		.msg = msg,
@@ -582,7 +610,10 @@ static int prd_rx_cts_locked(struct prd_conn *conn, const struct prd_frame *f,
 	return err;
 }
 
-/* One received frame; *data says whether it used a credit. */
+/*
+ * One received frame; *data says whether it used a credit. PRD_RX_HELD:
+ * it was kept for later (acks.c), and so is its credit.
+ */
 static int prd_rx_frame(struct prd_conn *conn, const struct ib_wc *wc,
 			const void *buf, u32 len, struct ptl_msg **resp,
 			unsigned int *credits, bool *data)
@@ -637,13 +668,16 @@ void prd_rx_frame_done(struct prd_conn *conn, const struct ib_wc *wc,
 {
 	struct ptl_msg *resp = NULL;
 	unsigned int credits = 0;
-	bool data = false;
+	bool data = false, held;
 	int err;
 
 	err = prd_rx_frame(conn, wc, buf, wc->byte_len, &resp, &credits,
 			   &data);
 	if (err == -EPROTO)
 		prd_stat_add(conn->pif, PRD_ST_BAD_FRAMES, 1);
+	held = err == PRD_RX_HELD;
+	if (held)
+		err = 0;
 
 	spin_lock_bh(&conn->lock);
 	if (data) {
@@ -665,7 +699,7 @@ void prd_rx_frame_done(struct prd_conn *conn, const struct ib_wc *wc,
 	if (err) {
 		__prd_conn_kill(conn);
 	} else {
-		if (data)
+		if (data && !held)	/* a held frame's: when it goes */
 			conn->rx_owed++;
 		__prd_kick(conn);
 	}

@@ -291,6 +291,13 @@ struct prd_conn {
 	enum prd_conn_state state;
 	struct list_head txq;		/* messages not fully posted */
 	struct list_head inflight;	/* fully posted, not yet completed */
+	/*
+	 * ACKs held until the messages sent before them have ended (acks.c):
+	 * tx_seq numbers the messages put in flight, ended_seq is the last
+	 * of them ended.
+	 */
+	u32 tx_seq, ended_seq;
+	struct list_head acks_held;
 	struct list_head tx_free;	/* idle send buffers */
 	struct list_head tx_unmade;	/* send buffers with no memory yet */
 	unsigned int tx_made;		/* send buffers with memory */
@@ -395,6 +402,7 @@ struct prd_tx_cb {
 	bool failed;		/* payload could not be read */
 	bool write;		/* CTS came: RDMA WRITE and DONE are next */
 	u8 cookie;		/* slot + 1 once an RTS went; 0: inline */
+	u32 seq;		/* in flight: prd_inflight_add() (acks.c) */
 	/*
 	 * A REPLY to a GETS: the initiator's sink + 1, for its payload to
 	 * be written into. Set by prd_rx_gets() on the response, kept by
@@ -587,7 +595,15 @@ bool prd_conn_quiet(struct prd_conn *conn, unsigned long now);
 unsigned int prd_conn_mrs(struct prd_conn *conn);
 void prd_conn_trim(struct prd_conn *conn, unsigned long now);
 
+/* acks.c */
+#define PRD_RX_HELD	1	/* a frame kept for later, with its credit */
+void prd_inflight_add(struct prd_conn *conn, struct prd_tx_cb *cb);
+bool prd_ack_hold(struct prd_conn *conn, const u8 *hdr);
+void prd_msg_ended(struct prd_conn *conn, u32 seq);
+void prd_acks_drop(struct prd_conn *conn);
+
 /* msg.c */
+void prd_rx_bare(struct prd_conn *conn, const u8 *hdr);
 int prd_post_send(struct prd_conn *conn, struct prd_buf *tb, u32 len,
 		  struct ib_send_wr *before, const u32 *inv_rkey);
 void prd_frame_init(struct prd_conn *conn, struct prd_frame *f, u8 type);

@@ -11,12 +11,16 @@
  *   rtscts_pingack burst PEER_NID COUNT WAIT_MS  COUNT puts at once
  *   rtscts_pingack sink PEER_NID COUNT WAIT_MS   take COUNT puts
  *
- * Every put asks for an ACK. Each side then waits, up to WAIT_MS from its
+ * Every put asks for an ACK and carries its number in its match bits,
+ * which the ACK echoes. Each side then waits, up to WAIT_MS from its
  * start, for every SEND_END and ACK of its own puts and every PUT_END it
- * expects. pong and sink print "ready" once they listen.
+ * expects, and checks that each put's SEND_END came before its ACK (spec
+ * 8.5; a transport that completes sends and receives on separate queues
+ * must keep that order). pong and sink print "ready" once they listen.
  *
- * Prints "sent N send_end S acks A received R failed F ms T". Exit status
- * 0 when all ended well within WAIT_MS, 1 otherwise (2: usage).
+ * Prints "sent N send_end S acks A received R failed F early E ms T"
+ * (E: ACKs before their put's SEND_END). Exit status 0 when all ended
+ * well within WAIT_MS and none early, 1 otherwise (2: usage).
  */
 #include "ptl_selftest.h"
 
@@ -27,7 +31,9 @@ struct side {
 	ptl_handle_eq_t eq;
 	ptl_handle_md_t md;
 	ptl_process_id_t peer;
-	unsigned long sent, send_end, acks, received, failed;
+	unsigned long sent, send_end, acks, received, failed, early;
+	unsigned char *ended;	/* per put: its SEND_END came */
+	unsigned long count;
 };
 
 static unsigned long arg(const char *s, const char *what)
@@ -67,7 +73,8 @@ static int side_open(struct side *s, unsigned long count, void *rx, void *tx)
 
 static int side_put(struct side *s)
 {
-	int rc = PtlPut(s->md, PTL_ACK_REQ, s->peer, 0, 0, 0, 0, s->sent);
+	int rc = PtlPut(s->md, PTL_ACK_REQ, s->peer, 0, 0, s->sent, 0,
+			s->sent);
 
 	if (rc == PTL_OK)
 		s->sent++;
@@ -75,6 +82,25 @@ static int side_put(struct side *s)
 		fprintf(stderr, "rtscts_pingack: put %lu: %s\n", s->sent,
 			PtlErrorStr(rc));
 	return rc;
+}
+
+static void side_send_end(struct side *s, ptl_match_bits_t put)
+{
+	s->send_end++;
+	if (put < s->count)
+		s->ended[put] = 1;
+}
+
+static void side_ack(struct side *s, ptl_match_bits_t put)
+{
+	s->acks++;
+	if (put >= s->count || !s->ended[put]) {
+		if (!s->early)
+			fprintf(stderr,
+				"rtscts_pingack: the ACK of put %llu came before its SEND_END\n",
+				(unsigned long long)put);
+		s->early++;
+	}
 }
 
 /* The next event, counted; PTL_EQ_EMPTY past @end (ms). */
@@ -92,9 +118,9 @@ static int side_event(struct side *s, long long end)
 	if (ev.ni_fail_type != PTL_NI_OK)
 		s->failed++;
 	else if (ev.type == PTL_EVENT_SEND_END)
-		s->send_end++;
+		side_send_end(s, ev.match_bits);
 	else if (ev.type == PTL_EVENT_ACK)
-		s->acks++;
+		side_ack(s, ev.match_bits);
 	else if (ev.type == PTL_EVENT_PUT_END)
 		s->received++;
 	return PTL_OK;
@@ -172,7 +198,9 @@ int main(int argc, char **argv)
 	s.peer.nid = arg(argv[2], "PEER_NID");
 	s.peer.pid = PINGACK_PID;
 	count = arg(argv[3], "COUNT");
-	if (side_open(&s, count, rx, tx) != PTL_OK) {
+	s.count = count;
+	s.ended = calloc(count ? count : 1, 1);
+	if (!s.ended || side_open(&s, count, rx, tx) != PTL_OK) {
 		fprintf(stderr, "rtscts_pingack: opening failed\n");
 		return 1;
 	}
@@ -182,10 +210,11 @@ int main(int argc, char **argv)
 	}
 	start = ptl_st_now_ms();
 	rc = run(&s, role, count, start + (long long)arg(argv[4], "WAIT_MS"));
-	printf("sent %lu send_end %lu acks %lu received %lu failed %lu ms %lld\n",
-	       s.sent, s.send_end, s.acks, s.received, s.failed,
+	printf("sent %lu send_end %lu acks %lu received %lu failed %lu early %lu ms %lld\n",
+	       s.sent, s.send_end, s.acks, s.received, s.failed, s.early,
 	       ptl_st_now_ms() - start);
 	PtlNIFini(s.ni);
 	PtlFini();
-	return rc == PTL_OK && !s.failed ? 0 : 1;
+	free(s.ended);
+	return rc == PTL_OK && !s.failed && !s.early ? 0 : 1;
 }

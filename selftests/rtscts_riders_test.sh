@@ -83,7 +83,7 @@ exchange() {
 	echo "# frames sent: a $a_frames, b $b_frames; riders sent: a" \
 		"$a_riders_tx, b $b_riders_tx; received: a $a_riders_rx, b $b_riders_rx"
 	[ $ra = 0 ] && [ $rb = 0 ]
-	report $? "$name: every put ended well and was acknowledged (exit a $ra, b $rb)"
+	report $? "$name: every put ended well and was acknowledged, each SEND_END before its ACK (exit a $ra, b $rb)"
 }
 
 # at_most X N D: X <= N * D / 100

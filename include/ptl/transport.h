@@ -31,6 +31,14 @@
  * the same peer (an ACK, or a get's REPLY): the transport queues it like a
  * sent message and calls ptl_msg_sent() for it in turn.
  *
+ * Order. A put's SEND_END comes before its ACK (spec 8.5): the transport
+ * hands an ACK to ptl_rx_start() only after ptl_msg_sent() has returned
+ * for the put it answers, even where the target's answer can overtake
+ * the completion of the put's own send. ptl_rtscts takes the
+ * acknowledgement a frame carries before its contents, and the frame
+ * with the target's ACK acknowledges the put; ptl_rdma holds an ACK
+ * until the messages sent before it came have ended (rdma/acks.c).
+ *
  * Contexts and locks. ops->send is called in process context with no lock
  * held; @gfp says how it may allocate. Every ptl_* function below may be
  * called from any context (softirq included), also with the transport's

@@ -51,6 +51,7 @@ struct PutOp {
   bool need_credit = true;
   bool held = false;  // --inject reorder: sent after the next one
   int send_ends = 1;  // SEND_ENDs still to come
+  bool sent = false;  // a SEND_END came (spec 8.5: before the ACK)
   int64_t issued_ns;
 };
 
@@ -350,6 +351,7 @@ void Client::OnPutSendEnd(const ptl_event_t& ev) {
     return;
   }
   op->send_ends--;
+  op->sent = true;
   if (ev.mlength != op->len) {
     errors_.bad_lengths++;
     Complain("SEND_END of put seq %" PRIu64 " (%" PRIu64 " bytes): %s", op->seq, op->len,
@@ -368,6 +370,11 @@ void Client::OnAck(const ptl_event_t& ev) {
   }
   if (!op->ack) return Unexpected(ev, "an ACK no put asked for");
   op->ack_seen = true;
+  if (!op->sent) {
+    errors_.reorders++;
+    Complain("the ACK of put seq %" PRIu64 " (%" PRIu64 " bytes) came before its SEND_END", op->seq,
+             op->len);
+  }
   sent_.acks++;
   if (ev.mlength != op->len) {
     errors_.bad_lengths++;

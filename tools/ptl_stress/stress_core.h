@@ -214,7 +214,8 @@ PutLabel EncodePut(uint64_t seed, uint32_t client, uint64_t seq, uint8_t* buf, u
 struct Errors {
   uint64_t lost = 0;           // never arrived (or never completed)
   uint64_t duplicates = 0;     // arrived, or completed, twice
-  uint64_t reorders = 0;       // arrived after a later message of its stream
+  uint64_t reorders = 0;       // arrived after a later message of its stream,
+                               // or an ACK before its put's SEND_END
   uint64_t corruptions = 0;    // bytes, checksum or header wrong
   uint64_t bad_lengths = 0;    // rlength/mlength not the announced length
   uint64_t failures = 0;       // events with ni_fail_type != PTL_NI_OK, failed calls
