@@ -272,9 +272,9 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	conn->sq_size = conn->ntx + PRD_SQ_STEPS * prd_step_wrs(conn);
 	attr.cap.max_send_wr = conn->sq_size + PRD_DRAIN_WRS;
 	if (conn->rxq) {
+		/* Its receive completions go to the SRQ's CQ (srq.c). */
 		attr.srq = conn->rxq->srq;
-		/* Our peer's frames take at most every buffer of the SRQ. */
-		recv_cqes = prd_rxq_depth(conn->rxq);
+		recv_cqes = 0;
 	} else {
 		attr.cap.max_recv_wr = conn->nrx + PRD_DRAIN_WRS;
 		recv_cqes = attr.cap.max_recv_wr;
@@ -282,8 +282,9 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	/*
 	 * A completion per work request at most, signalled or not: a QP in
 	 * error flushes every one still queued, each with a completion. So
-	 * the CQ holds both queues, and no more: it is the largest thing a
-	 * connection allocates in the driver (an entry is 64 to 128 bytes).
+	 * the CQ holds its queues, and no more: with the receive queue's
+	 * completions (which the SRQ's CQ now takes) it was as large as the
+	 * send queue, 68 KiB on Soft-RoCE (entries of 128 bytes).
 	 */
 	conn->cq = ib_alloc_cq(dev, conn, attr.cap.max_send_wr + recv_cqes, 0,
 			       IB_POLL_SOFTIRQ);
@@ -294,7 +295,7 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	}
 	attr.qp_context = conn;	/* for receive completions from the SRQ */
 	attr.send_cq = conn->cq;
-	attr.recv_cq = conn->cq;
+	attr.recv_cq = conn->rxq ? conn->rxq->cq : conn->cq;
 	attr.cap.max_send_sge = conn->max_sge;
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
@@ -321,7 +322,9 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
  * request still queued has completed (flushed) and its handler has run,
  * which finds the connection dead and posts nothing. With a shared
  * receive queue only the send queue is drained: a buffer the QP had
- * taken from the SRQ completes later or never (srq.c). (Soft-RoCE's
+ * taken from the SRQ completes later or never, and the SRQ's CQ is
+ * polled past the QP's successful receives before it goes (srq.c,
+ * prd_rxq_barrier()). (Soft-RoCE's
  * destroy also waits for the QP's packets still in the NIC's queue, up
  * to 50 s: rdma-transport.md, "Known problems".)
  */
@@ -329,6 +332,8 @@ static void prd_conn_free_res(struct prd_conn *conn)
 {
 	if (conn->qp_created) {
 		ib_drain_qp(conn->id->qp);
+		if (conn->rxq)
+			prd_rxq_barrier(conn->rxq);
 		rdma_destroy_qp(conn->id);
 		conn->qp_created = false;
 	}

@@ -246,6 +246,13 @@ struct prd_rxq {
 	struct ib_pd *pd;
 	struct ib_srq *srq;
 	unsigned int size;		/* buffers kept posted */
+	/*
+	 * The receive completions of every connection's QP on the device,
+	 * and the QP behind prd_rxq_barrier().
+	 */
+	struct ib_cq *cq;
+	struct ib_qp *barrier_qp;
+	struct mutex barrier_lock;
 
 	spinlock_t lock;
 	struct list_head posted;	/* in the order posted */
@@ -539,8 +546,8 @@ void prd_kill_all(struct prd_iface *pif);
 /* srq.c */
 struct prd_rxq *prd_rxq_get(struct prd_iface *pif, struct ib_device *dev);
 void prd_rxq_put(struct prd_rxq *rxq);
-unsigned int prd_rxq_depth(const struct prd_rxq *rxq);
 void prd_rxq_sweep(struct prd_iface *pif);
+void prd_rxq_barrier(struct prd_rxq *rxq);
 
 /* sweep.c */
 bool prd_conn_waiting(struct prd_conn *conn);

@@ -5,12 +5,22 @@
  * prd_credits + PRD_NOOP_SPARE buffers per connection
  * (Documentation/rdma-transport.md, "Receive buffers").
  *
- * The connections of an interface on one device share a PD and an SRQ
- * of srq_buffers buffers; a QP created with the SRQ takes the next
- * buffer when a SEND starts, and its receive completion (on the
- * connection's own CQ) names the QP, whose context is the connection.
+ * The connections of an interface on one device share a PD, an SRQ of
+ * srq_buffers buffers and a CQ for their receive completions; a QP
+ * created with the SRQ takes the next buffer when a SEND starts, and its
+ * receive completion names the QP, whose context is the connection.
  * The completion handler gives the buffer back to the SRQ once the frame
- * is processed, whatever became of the connection. Credits still bound
+ * is processed, whatever became of the connection.
+ *
+ * The CQ holds a completion for every buffer, so however many frames a
+ * hostile peer sends at once it cannot overflow (Soft-RoCE drops what
+ * does not fit, the drain's marker included). A connection's teardown
+ * must know when the CQ has been polled past its QP's last successful
+ * completion (the last that uses the connection): after the QP's drain
+ * has moved it to the error state, it waits at a barrier
+ * (prd_rxq_barrier()): a receive posted to a QP of the queue's own, kept
+ * in the error state on the same CQ, completes at once, flushed, behind
+ * every completion already there, and a CQ is polled in order. Credits still bound
  * what each peer has in flight (msg.c), but the sum over peers may
  * exceed the SRQ: a SEND that finds it empty is refused with an RNR NAK
  * and retried by the peer's adapter (the retry count is infinite), so
@@ -36,6 +46,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/slab.h>
 
 #include "prd.h"
@@ -68,7 +79,7 @@ static unsigned int prd_srq_depth(unsigned int size)
 	return size + prd_rxq_max_lost();
 }
 
-unsigned int prd_rxq_depth(const struct prd_rxq *rxq)
+static unsigned int prd_rxq_depth(const struct prd_rxq *rxq)
 {
 	return prd_srq_depth(rxq->size);
 }
@@ -147,11 +158,11 @@ static void prd_rxq_recycle(struct prd_rxq *rxq, struct prd_rxbuf *rb)
 
 /*
  * Receive completion of a connection's QP. Only a successful one is
- * the connection's: it precedes the drain of the QP's send queue on the
- * same CQ, so the connection is still there. A flushed one may come
- * after the QP is gone (and wc->qp with it), so it gives the buffer back
- * and touches nothing else; so does any other error, after which the QP
- * is in error and the connection ends by its sends or its peer.
+ * the connection's: it precedes the teardown's barrier, so the
+ * connection is still there. A flushed one may come after the QP is gone
+ * (and wc->qp with it), so it gives the buffer back and touches nothing
+ * else; so does any other error, after which the QP is in error and the
+ * connection ends by its sends or its peer.
  */
 static void prd_rxq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -204,11 +215,87 @@ static unsigned int prd_rxq_fill(struct prd_rxq *rxq, unsigned int n)
 	return posted;
 }
 
+/* The barrier's receive completed: every completion before it did. */
+struct prd_barrier {
+	struct ib_cqe cqe;
+	struct completion done;
+};
+
+static void prd_barrier_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	complete(&container_of(wc->wr_cqe, struct prd_barrier, cqe)->done);
+}
+
+/*
+ * Returns once every completion on the receive CQ before it has been
+ * handled: a connection's teardown calls it after its QP's drain. The CQ
+ * is armed first, so that the barrier's completion gets it polled even
+ * if the event of one before it was lost (Soft-RoCE has been seen to
+ * lose some). If the receive cannot be posted (a device in trouble), a
+ * second of the CQ's polling stands in for it.
+ */
+void prd_rxq_barrier(struct prd_rxq *rxq)
+{
+	struct prd_barrier b = { .cqe.done = prd_barrier_done };
+	struct ib_recv_wr wr = { .wr_cqe = &b.cqe };
+	int err;
+
+	init_completion(&b.done);
+	mutex_lock(&rxq->barrier_lock);
+	ib_req_notify_cq(rxq->cq, IB_CQ_NEXT_COMP);
+	err = ib_post_recv(rxq->barrier_qp, &wr, NULL);
+	if (!err)
+		wait_for_completion(&b.done);
+	mutex_unlock(&rxq->barrier_lock);
+	if (err) {
+		pr_warn_ratelimited("interface %u: no barrier on the receive CQ (%d): waiting 1 s instead\n",
+				    ptl_binding_iface(rxq->pif->b), err);
+		msleep(1000);
+	}
+}
+
+/*
+ * The barrier's QP: never connected, moved to the error state, in which
+ * a receive posted to it completes at once (flushed).
+ */
+static int prd_rxq_barrier_init(struct prd_rxq *rxq)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq = rxq->cq,
+		.recv_cq = rxq->cq,
+		.cap.max_send_wr = 1,
+		.cap.max_recv_wr = 1,
+		.cap.max_send_sge = 1,
+		.cap.max_recv_sge = 1,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = rdma_start_port(rxq->dev),
+	};
+	struct ib_qp *qp = ib_create_qp(rxq->pd, &init);
+
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	rxq->barrier_qp = qp;
+	/* Reset to error is not a transition: through init. */
+	if (ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			 IB_QP_PORT | IB_QP_ACCESS_FLAGS))
+		return -EIO;
+	attr.qp_state = IB_QPS_ERR;
+	return ib_modify_qp(qp, &attr, IB_QP_STATE) ? -EIO : 0;
+}
+
 static void prd_rxq_destroy(struct prd_rxq *rxq)
 {
 	/* No QP uses the SRQ any more, and no completion can come. */
+	if (rxq->barrier_qp)
+		ib_destroy_qp(rxq->barrier_qp);
 	if (rxq->srq)
 		ib_destroy_srq(rxq->srq);
+	if (rxq->cq)
+		ib_free_cq(rxq->cq);
 	prd_rxbufs_free(&rxq->posted);
 	prd_rxbufs_free(&rxq->lost);
 	prd_rxbufs_free(&rxq->idle);
@@ -234,6 +321,7 @@ static struct prd_rxq *prd_rxq_create(struct prd_iface *pif,
 	rxq->dev = dev;
 	rxq->size = prd_srq_buffers;
 	spin_lock_init(&rxq->lock);
+	mutex_init(&rxq->barrier_lock);
 	INIT_LIST_HEAD(&rxq->posted);
 	INIT_LIST_HEAD(&rxq->lost);
 	INIT_LIST_HEAD(&rxq->idle);
@@ -243,6 +331,17 @@ static struct prd_rxq *prd_rxq_create(struct prd_iface *pif,
 		rxq->pd = NULL;
 		goto err_destroy;
 	}
+	/* A completion per buffer, and the barrier's. */
+	rxq->cq = ib_alloc_cq(dev, rxq, prd_rxq_depth(rxq) + 1, 0,
+			      IB_POLL_SOFTIRQ);
+	if (IS_ERR(rxq->cq)) {
+		err = PTR_ERR(rxq->cq);
+		rxq->cq = NULL;
+		goto err_destroy;
+	}
+	err = prd_rxq_barrier_init(rxq);
+	if (err)
+		goto err_destroy;
 	attr.attr.max_wr = prd_rxq_depth(rxq);
 	attr.srq_context = rxq;
 	rxq->srq = ib_create_srq(rxq->pd, &attr);
@@ -374,6 +473,14 @@ static void prd_rxq_sweep_one(struct prd_rxq *rxq, unsigned long now)
 	}
 	if (missing)
 		prd_rxq_fill(rxq, missing);
+	/*
+	 * A receive completion whose event was lost (Soft-RoCE has been
+	 * seen to leave frames unprocessed until something else completed):
+	 * re-armed, and polled behind the barrier's.
+	 */
+	if (ib_req_notify_cq(rxq->cq, IB_CQ_NEXT_COMP |
+			     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+		prd_rxq_barrier(rxq);
 }
 
 void prd_rxq_sweep(struct prd_iface *pif)

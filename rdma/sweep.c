@@ -23,7 +23,7 @@
  * Quiet. A connection that has moved nothing for PRD_TRIM_MS gives back
  * the send buffers and MRs it made for its traffic (demand.c).
  *
- * Idle close. Even quiet, a connection costs a QP and a CQ (some 150 KiB
+ * Idle close. Even quiet, a connection costs a QP and a CQ (some 100 KiB
  * on Soft-RoCE, rdma-transport.md); one to every peer ever talked to
  * would add up to gigabytes on a large machine. One that has been idle
  * for peer_idle_s is closed by the handshake of close.c, and made again
