@@ -8,10 +8,9 @@
  * handled first when receives complete on another CQ than sends, and on
  * one CQ when the adapter takes the peer's reply before the RC
  * acknowledgement that completes our SEND (a retransmission does that on
- * Soft-RoCE). A Portals program may rely on
- * the order: Open MPI over the libfabric provider frees a send's bounce
- * slot at its ACK and completes the send at its SEND_END, and hung when
- * the ACK came first.
+ * Soft-RoCE). A Portals program may rely on the order: Open MPI over the
+ * libfabric provider frees a send's bounce slot at its ACK and completes
+ * the send at its SEND_END, and hung when the ACK came first.
  *
  * So an ACK that arrives while messages posted before it are still in
  * flight is held until they have ended. A message put on conn->inflight
