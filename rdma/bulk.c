@@ -6,9 +6,11 @@
  * (the wire header). The target matches it; it maps the deposit region of
  * the matched MD, registers it with a fast-registration work request
  * (ib_map_mr_sg + IB_WR_REG_MR) and answers with a CTS that carries the
- * MR's address and rkey and how many bytes to write. The initiator RDMA
- * WRITEs that many bytes straight from its pages into the target's, then
- * sends DONE as a SEND with invalidate of the rkey: when the target sees
+ * MR's address and rkey and how many bytes to write. The initiator
+ * registers its pages likewise, in an MR of its own, and RDMA WRITEs that
+ * many bytes straight from them into the target's in one work request of
+ * one scatter entry, then sends DONE as a SEND with invalidate of the
+ * rkey: when the target sees
  * DONE, its adapter has placed every byte and the MR no longer accepts
  * any, so the pages are unmapped and the message completed. A deposit of
  * more than PRD_RDMA_MAX bytes (one MR's worth) goes in rounds: each DONE
@@ -37,7 +39,7 @@ static void prd_err_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct prd_conn *conn = container_of(wc->wr_cqe, struct prd_conn,
 					     err_cqe);
 
-	/* Unsignalled WRITEs and REG_MRs only complete in error. */
+	/* Unsignalled WRITEs and registrations only complete in error. */
 	prd_wc_error(conn, wc);
 	prd_conn_kill(conn);
 }
@@ -61,13 +63,20 @@ int prd_slots_alloc(struct prd_conn *conn)
 	return 0;
 }
 
-/* Unmaps the slot's pages, if mapped, and lets its scatterlist go. */
-static void prd_slot_unmap(struct prd_conn *conn, struct prd_slot *slot,
-			   enum dma_data_direction dir)
+/* Unmaps the slot's pages, if mapped; the scatterlist stays. */
+static void prd_slot_dma_unmap(struct prd_conn *conn, struct prd_slot *slot,
+			       enum dma_data_direction dir)
 {
 	if (slot->mapped)
 		ib_dma_unmap_sg(conn->id->device, slot->sgl, slot->nents, dir);
 	slot->mapped = 0;
+}
+
+/* Unmaps the slot's pages, if mapped, and lets its scatterlist go. */
+static void prd_slot_unmap(struct prd_conn *conn, struct prd_slot *slot,
+			   enum dma_data_direction dir)
+{
+	prd_slot_dma_unmap(conn, slot, dir);
 	prd_slot_sgl_put(slot);
 }
 
@@ -114,6 +123,9 @@ void prd_slots_free(struct prd_conn *conn)
 {
 	unsigned int i;
 
+	for (i = 0; conn->txs && i < PRD_RDMA_SLOTS; i++)
+		if (conn->txs[i].mr)
+			ib_dereg_mr(conn->txs[i].mr);
 	for (i = 0; conn->rxs && i < PRD_RDMA_SLOTS; i++)
 		if (conn->rxs[i].mr)
 			ib_dereg_mr(conn->rxs[i].mr);
@@ -126,6 +138,102 @@ void prd_slots_free(struct prd_conn *conn)
 	conn->txs = NULL;
 	conn->rxs = NULL;
 	conn->sinks = NULL;
+}
+
+/* ---- registration, at both ends ---- */
+
+/*
+ * The key the slot's MR is registered with next. Normally a new one each
+ * time, so that a late WRITE with the old one fails; the DONE's remote
+ * invalidation (target), or the LOCAL_INV chained before the REG_MR
+ * (initiator), has freed the MR for its next REG_MR.
+ *
+ * Soft-RoCE (rdma_rxe, at least up to 6.1) replays the local work requests
+ * (REG_MR, LOCAL_INV) behind the oldest unacknowledged SEND when it
+ * retransmits after an ACK timeout; a replayed REG_MR finds its MR valid
+ * ("rxe_reg_fast_mr: ... not free"), fails, and the connection stalls
+ * without a completion. There, each registration is a LOCAL_INV and a
+ * REG_MR with the MR's one key, which a replay repeats harmlessly. Over
+ * one RC connection a late WRITE cannot follow its DONE, so the fixed
+ * key costs nothing but this defence in depth against a broken peer.
+ */
+static void prd_slot_new_key(struct prd_conn *conn, struct prd_slot *slot)
+{
+	struct ib_mr *mr = slot->mr;
+
+	if (!conn->replays_local_ops)
+		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	else if (mr->rkey != mr->lkey)	/* its first use */
+		ib_update_fast_reg_key(mr, mr->lkey & 0xff);
+}
+
+/*
+ * Prepares the registration of the slot's mapped entries in its MR, with
+ * @access (prd_slot_reg_wrs() gives the work requests); false if they
+ * cannot be described in it.
+ */
+static bool prd_slot_reg(struct prd_conn *conn, struct prd_slot *slot,
+			 int access)
+{
+	u32 old_key = slot->mr->lkey;
+
+	prd_slot_new_key(conn, slot);
+	if (ib_map_mr_sg(slot->mr, slot->sgl, slot->mapped, NULL,
+			 PAGE_SIZE) != slot->mapped)
+		return false;
+	slot->reg = (struct ib_reg_wr) {
+		.wr.opcode = IB_WR_REG_MR,
+		.wr.wr_cqe = &conn->err_cqe,
+		.mr = slot->mr,
+		.key = slot->mr->rkey,
+		.access = access,
+	};
+	slot->inv = (struct ib_send_wr) {
+		.opcode = IB_WR_LOCAL_INV,
+		.wr_cqe = &conn->err_cqe,
+		.ex.invalidate_rkey = old_key,
+		.next = &slot->reg.wr,
+	};
+	return true;
+}
+
+/*
+ * The work requests that register a slot's MR, in order: a LOCAL_INV
+ * first on Soft-RoCE (prd_slot_new_key()) and for an initiator's MR
+ * registered before, which nothing else invalidates.
+ */
+static struct ib_send_wr *prd_slot_reg_wrs(struct prd_conn *conn,
+					   struct prd_slot *slot)
+{
+	return conn->replays_local_ops || slot->mr_used ?
+	       &slot->inv : &slot->reg.wr;
+}
+
+/*
+ * Maps the @n entries of the slot's sgl for the device to write and
+ * prepares their registration in the slot's MR; false if they cannot be.
+ */
+static bool prd_slot_map_reg(struct prd_conn *conn, struct prd_slot *slot,
+			     int n)
+{
+	struct ib_device *dev = conn->id->device;
+
+	if (n <= 0) {
+		prd_slot_sgl_put(slot);
+		return false;
+	}
+	slot->nents = n;
+	slot->mapped = ib_dma_map_sg(dev, slot->sgl, n, DMA_FROM_DEVICE);
+	if (!slot->mapped) {
+		prd_slot_sgl_put(slot);
+		return false;
+	}
+	if (!prd_slot_reg(conn, slot,
+			  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE)) {
+		prd_slot_unmap(conn, slot, DMA_FROM_DEVICE);
+		return false;
+	}
+	return true;
 }
 
 /* ---- initiator ---- */
@@ -141,9 +249,29 @@ static struct prd_slot *prd_slot_free_tx(struct prd_conn *conn)
 }
 
 /*
+ * Whether the @n entries of @sgl can be registered in one MR of PAGE_SIZE
+ * pages: only the first may start inside a page, only the last end inside
+ * one (ib_map_mr_sg()'s rule, without its merging of contiguous entries).
+ */
+static bool prd_sgl_registrable(struct scatterlist *sgl, int n)
+{
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(sgl, sg, n, i) {
+		if (i && sg->offset)
+			return false;
+		if (i < n - 1 && !PAGE_ALIGNED(sg->offset + sg->length))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Whether every round after the first of @msg's payload can be described
  * to the adapter (the first is when it is mapped): a window of an iovec
- * MD may have more pieces than a slot has entries. Not: frames.
+ * MD may have more pieces than a slot has entries, or pieces that do not
+ * fill their pages. Not: frames.
  */
 static bool prd_payload_fits(struct prd_conn *conn, struct ptl_msg *msg,
 			     struct prd_slot *slot)
@@ -157,26 +285,28 @@ static bool prd_payload_fits(struct prd_conn *conn, struct ptl_msg *msg,
 		n = ptl_msg_payload_sg(msg, off,
 				       min_t(u64, len - off, PRD_RDMA_MAX),
 				       slot->sgl, PRD_RDMA_PAGES);
-		if (n <= 0)
+		if (n <= 0 || !prd_sgl_registrable(slot->sgl, n))
 			return false;
 	}
 	return true;
 }
 
-/* Maps the payload bytes [@off, @off + @len) of @msg for the WRITEs. */
+/*
+ * Maps the payload bytes [@off, @off + @len) of @msg for the WRITE, if
+ * they can be registered.
+ */
 static int prd_slot_map_tx(struct prd_conn *conn, struct prd_slot *slot,
 			   struct ptl_msg *msg, u64 off, u64 len)
 {
 	int n;
 
-	if (slot->mapped)
-		prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
+	prd_slot_dma_unmap(conn, slot, DMA_TO_DEVICE);
 	if (!prd_slot_sgl(conn, slot))
 		return -ENOMEM;
 	n = ptl_msg_payload_sg(msg, off, len, slot->sgl, PRD_RDMA_PAGES);
-	if (n <= 0) {
+	if (n <= 0 || !prd_sgl_registrable(slot->sgl, n)) {
 		prd_slot_sgl_put(slot);
-		return n ?: -EINVAL;
+		return n < 0 ? n : -EINVAL;
 	}
 	slot->nents = n;
 	slot->mapped = ib_dma_map_sg(conn->id->device, slot->sgl, n,
@@ -190,9 +320,28 @@ static int prd_slot_map_tx(struct prd_conn *conn, struct prd_slot *slot,
 }
 
 /*
+ * Whether initiator slot @slot has its MR: 0; -EAGAIN if the message at
+ * the head of txq waits for mr_work, whose kick resumes it; -ENOMEM if
+ * none could be made, and the message goes another way. conn->lock held.
+ */
+static int prd_tx_slot_mr(struct prd_conn *conn, struct prd_slot *slot)
+{
+	if (slot->mr)
+		return 0;
+	if (conn->tx_mr_failed) {
+		conn->tx_mr_failed = false;
+		return -ENOMEM;
+	}
+	conn->tx_mrs_wanted = true;
+	prd_conn_want_mrs(conn);
+	return -EAGAIN;
+}
+
+/*
  * Sends an RTS for the message at the head of txq if it is worth it and
- * its pages can be mapped; false: send it in frames. conn->lock held; a
- * send buffer and a credit are available.
+ * its pages can be mapped; false: send it in frames. True with -EAGAIN in
+ * *@err: it waits for its slot's MR. conn->lock held; a send buffer and a
+ * credit are available.
  */
 bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 {
@@ -200,13 +349,19 @@ bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 	struct prd_slot *slot;
 	struct prd_buf *tb;
 	struct prd_frame *f;
+	int mr;
 
 	if (cb->started || !prd_rdma_min || len <= prd_rdma_min)
 		return false;
 	slot = prd_slot_free_tx(conn);
 	if (!slot)
 		return false;
-	if (!prd_payload_fits(conn, cb->msg, slot) ||
+	mr = prd_tx_slot_mr(conn, slot);
+	if (mr == -EAGAIN) {
+		*err = mr;
+		return true;
+	}
+	if (mr || !prd_payload_fits(conn, cb->msg, slot) ||
 	    prd_slot_map_tx(conn, slot, cb->msg, 0,
 			    min_t(u64, len, PRD_RDMA_MAX))) {
 		prd_slot_sgl_put(slot);
@@ -237,71 +392,75 @@ bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 }
 
 /*
- * RDMA WRITEs the slot's round_len mapped bytes to raddr/rkey (unsignalled:
- * the SEND that follows them completes after them). Bytes in *@done.
+ * Registers the slot's mapped round in its MR and posts the work requests
+ * that RDMA WRITE it to raddr/rkey, then @tb (@len bytes), the frame that
+ * ends the round, as a SEND with invalidate of the target's rkey. The
+ * registration and the WRITE are unsignalled: the SEND completes after
+ * them, and until it has, the adapter may read the pages again (to
+ * retransmit), so the slot's MR and mapping stay (done_pending).
  */
-static int prd_post_writes(struct prd_conn *conn, struct prd_slot *slot,
-			   u64 *done)
+static int prd_post_round(struct prd_conn *conn, struct prd_slot *slot,
+			  struct prd_buf *tb, u32 len)
 {
-	struct ib_sge sge[PRD_MAX_SGE];
-	struct scatterlist *sg = slot->sgl;
-	u64 left = slot->round_len;
-	int i = 0, err;
+	struct ib_send_wr *first;
+	struct ib_rdma_wr wr = {};
+	struct ib_sge sge;
+	int err;
 
-	*done = 0;
-
-	while (left && sg) {
-		u32 n = min_t(u64, sg_dma_len(sg), left);
-		struct ib_rdma_wr wr = {};
-
-		sge[i].addr = sg_dma_address(sg);
-		sge[i].length = n;
-		sge[i].lkey = conn->pd->local_dma_lkey;
-		left -= n;
-		sg = sg_next(sg);
-		if (++i < conn->max_sge && left && sg)
-			continue;
-		wr.wr.wr_cqe = &conn->err_cqe;
-		wr.wr.opcode = IB_WR_RDMA_WRITE;
-		wr.wr.sg_list = sge;
-		wr.wr.num_sge = i;
-		wr.remote_addr = slot->raddr + *done;
-		wr.rkey = slot->rkey;
-		err = ib_post_send(conn->id->qp, &wr.wr, NULL);
-		if (err)
-			return err;
-		conn->sq_used++;	/* retired by the SEND that follows */
-		conn->sq_unsignalled++;
-		while (i)
-			*done += sge[--i].length;
-	}
+	if (!prd_slot_reg(conn, slot, 0))	/* local read only */
+		return -EIO;
+	first = prd_slot_reg_wrs(conn, slot);
+	sge.addr = slot->mr->iova;
+	sge.length = slot->round_len;
+	sge.lkey = slot->mr->lkey;
+	wr.wr.wr_cqe = &conn->err_cqe;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.remote_addr = slot->raddr;
+	wr.rkey = slot->rkey;
+	slot->reg.wr.next = &wr.wr;
+	err = prd_post_send(conn, tb, len, first, &slot->rkey);
+	if (err)
+		return err;
+	slot->mr_used = true;
+	slot->done_pending = true;
 	return 0;
 }
 
-/* CTS came: WRITE the round's bytes, then DONE. conn->lock held. */
+/*
+ * CTS came: WRITE the round's bytes, then DONE. A later round's pages are
+ * mapped once the DONE of the round before has completed (-EAGAIN until
+ * then: that completion kicks). conn->lock held.
+ */
 int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
 {
 	struct prd_slot *slot = &conn->txs[cb->cookie - 1];
-	struct prd_buf *tb = list_first_entry(&conn->tx_free, struct prd_buf,
-					      free);
+	struct prd_buf *tb;
 	struct prd_frame *f;
-	u64 done;
 	int err;
 
-	err = prd_post_writes(conn, slot, &done);
-	if (err)
-		return err;
+	if (slot->done_pending)
+		return -EAGAIN;
+	if (slot->remap) {
+		err = prd_slot_map_tx(conn, slot, cb->msg, slot->round_off,
+				      slot->round_len);
+		if (err)
+			return err;
+		slot->remap = false;
+	}
+	tb = list_first_entry(&conn->tx_free, struct prd_buf, free);
 	f = tb->data;
 	prd_frame_init(conn, f, PRD_FRAME_DONE);
 	f->cookie = cpu_to_be32(cb->cookie);
 	/* The last round's DONE ends the message and frees the slot. */
 	tb->msg = slot->more ? NULL : cb->msg;
-	tb->slot = slot->more ? NULL : slot;
-	err = prd_post_send(conn, tb, sizeof(*f), NULL, &slot->rkey);
+	tb->slot = slot;
+	err = prd_post_round(conn, slot, tb, sizeof(*f));
 	if (err)
 		return err;
 	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, !slot->more);
-	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, done);
+	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, slot->round_len);
 	cb->write = false;
 	if (slot->more)
 		list_move_tail(&cb->list, &conn->rts_wait);
@@ -310,9 +469,19 @@ int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
 	return 0;
 }
 
-/* The DONE of an initiator slot completed: the slot is free again. */
-void prd_tx_slot_done(struct prd_conn *conn, struct prd_slot *slot)
+/*
+ * The frame that ended a round of an initiator slot (DONE, or the SINK
+ * frame of a REPLY) completed: the adapter reads its pages no more. The
+ * @last frame of its message frees the slot.
+ */
+void prd_tx_slot_done(struct prd_conn *conn, struct prd_slot *slot,
+		      bool last)
 {
+	slot->done_pending = false;
+	if (!last) {
+		prd_slot_dma_unmap(conn, slot, DMA_TO_DEVICE);
+		return;
+	}
 	prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
 	slot->msg = NULL;
 	slot->busy = false;
@@ -341,7 +510,6 @@ int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
 	struct prd_slot *slot;
 	struct prd_tx_cb *cb;
 	u32 flags;
-	int err;
 
 	if (len < sizeof(*cts) || !cookie || cookie > PRD_RDMA_SLOTS)
 		return -EPROTO;
@@ -357,27 +525,31 @@ int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
 	if (off != slot->round_off + slot->round_len || off > msg_len)
 		return -EPROTO;
 	if (flags & PRD_CTS_FRAMES) {
-		/* The rest follows in MORE frames of this slot. */
+		/*
+		 * The rest follows in MORE frames of this slot; the pages of a
+		 * round before go when its DONE has completed.
+		 */
 		prd_stat_add(conn->pif, PRD_ST_RDMA_FALLBACKS, 1);
-		prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
+		if (!slot->done_pending)
+			prd_slot_unmap(conn, slot, DMA_TO_DEVICE);
 		cb->off = off;
 		list_move_tail(&cb->list, &conn->txq);
 		return 0;
 	}
-	if (bytes > PRD_RDMA_MAX || bytes > msg_len - off ||
+	/* Only the first CTS may take nothing (the message was dropped). */
+	if (bytes > PRD_RDMA_MAX || bytes > msg_len - off || (!bytes && off) ||
 	    ((flags & PRD_CTS_MORE) && (!bytes || off + bytes == msg_len)))
 		return -EPROTO;
 	if (!bytes) {
 		list_del(&cb->list);
-		prd_tx_slot_done(conn, slot);
+		prd_tx_slot_done(conn, slot, true);
 		*ended = cb->msg;
 		return 0;
 	}
 	if (off != slot->round_off) {
-		/* A later round: the last one's WRITEs preceded its DONE. */
-		err = prd_slot_map_tx(conn, slot, cb->msg, off, bytes);
-		if (err)
-			return err;
+		/* A later round: mapped by prd_post_write(). */
+		slot->round_off = off;
+		slot->remap = true;
 	}
 	slot->round_len = bytes;
 	slot->more = flags & PRD_CTS_MORE;
@@ -389,72 +561,6 @@ int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
 }
 
 /* ---- target ---- */
-
-/*
- * The key the slot's MR is registered with next. Normally a new one each
- * time, so that a late WRITE with the old one fails; the DONE's remote
- * invalidation has freed the MR for its next REG_MR.
- *
- * Soft-RoCE (rdma_rxe, at least up to 6.1) replays the local work requests
- * (REG_MR, LOCAL_INV) behind the oldest unacknowledged SEND when it
- * retransmits after an ACK timeout; a replayed REG_MR finds its MR valid
- * ("rxe_reg_fast_mr: ... not free"), fails, and the connection stalls
- * without a completion. There, each registration is a LOCAL_INV and a
- * REG_MR with the MR's one key, which a replay repeats harmlessly. Over
- * one RC connection a late WRITE cannot follow its DONE, so the fixed
- * key costs nothing but this defence in depth against a broken peer.
- */
-static void prd_slot_new_key(struct prd_conn *conn, struct prd_slot *slot)
-{
-	struct ib_mr *mr = slot->mr;
-
-	if (!conn->replays_local_ops)
-		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
-	else if (mr->rkey != mr->lkey)	/* its first use */
-		ib_update_fast_reg_key(mr, mr->lkey & 0xff);
-}
-
-/*
- * Maps the @n entries of the slot's sgl for the device to write and
- * prepares their registration in the slot's MR (prd_slot_reg_wrs());
- * false if they cannot be.
- */
-static bool prd_slot_map_reg(struct prd_conn *conn, struct prd_slot *slot,
-			     int n)
-{
-	struct ib_device *dev = conn->id->device;
-
-	if (n <= 0) {
-		prd_slot_sgl_put(slot);
-		return false;
-	}
-	slot->nents = n;
-	slot->mapped = ib_dma_map_sg(dev, slot->sgl, n, DMA_FROM_DEVICE);
-	if (!slot->mapped) {
-		prd_slot_sgl_put(slot);
-		return false;
-	}
-	prd_slot_new_key(conn, slot);
-	if (ib_map_mr_sg(slot->mr, slot->sgl, slot->mapped, NULL,
-			 PAGE_SIZE) != slot->mapped) {
-		prd_slot_unmap(conn, slot, DMA_FROM_DEVICE);
-		return false;
-	}
-	slot->reg = (struct ib_reg_wr) {
-		.wr.opcode = IB_WR_REG_MR,
-		.wr.wr_cqe = &conn->err_cqe,
-		.mr = slot->mr,
-		.key = slot->mr->rkey,
-		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
-	};
-	slot->inv = (struct ib_send_wr) {
-		.opcode = IB_WR_LOCAL_INV,
-		.wr_cqe = &conn->err_cqe,
-		.ex.invalidate_rkey = slot->mr->rkey,
-		.next = &slot->reg.wr,
-	};
-	return true;
-}
 
 /*
  * Maps and registers the deposit pages of the slot's round; false: have
@@ -470,13 +576,6 @@ static bool prd_slot_register(struct prd_conn *conn, struct prd_slot *slot)
 						   slot->round_off,
 						   slot->round_len, slot->sgl,
 						   PRD_RDMA_PAGES));
-}
-
-/* The work requests that register a target slot's MR, in order. */
-static struct ib_send_wr *prd_slot_reg_wrs(struct prd_conn *conn,
-					   struct prd_slot *slot)
-{
-	return conn->replays_local_ops ? &slot->inv : &slot->reg.wr;
 }
 
 /* The next CTS of target slot @slot, for its round. */
@@ -806,20 +905,22 @@ int prd_post_release(struct prd_conn *conn)
 
 /*
  * Target: the REPLY to a GETS, at the head of txq. Its payload is RDMA
- * written into the sink (from an initiator slot's mapping, which the
+ * written into the sink (from an initiator slot's registration, which the
  * SINK frame's completion releases with the message), then the SINK
  * frame carries the REPLY's wire header, as a SEND with invalidate of the
  * sink's rkey. A payload larger than the sink (not from a correct peer),
- * or one that cannot be mapped (no free slot, not in pages), goes the old
- * way after a bare SINK frame that releases the sink. conn->lock held; a
- * buffer and a credit free.
+ * or one that cannot be registered (no free slot, not in whole pages, no
+ * MR), goes the old way after a bare SINK frame that releases the sink;
+ * -EAGAIN: it waits for its slot's MR. conn->lock held; a buffer and a
+ * credit free.
  */
 int prd_post_sink_reply(struct prd_conn *conn, struct prd_tx_cb *cb)
 {
 	unsigned int i = cb->sink - 1;
 	struct prd_rsink *rs = &conn->rsinks[i];
-	u64 len = ptl_msg_len(cb->msg), done = 0;
+	u64 len = ptl_msg_len(cb->msg);
 	struct prd_slot *slot = NULL;
+	u32 size;
 	struct prd_buf *tb;
 	struct prd_frame *f;
 	int err;
@@ -828,16 +929,18 @@ int prd_post_sink_reply(struct prd_conn *conn, struct prd_tx_cb *cb)
 		goto release;
 	if (len) {
 		slot = prd_slot_free_tx(conn);
-		if (!slot || prd_slot_map_tx(conn, slot, cb->msg, 0, len))
+		if (!slot)
+			goto release;
+		err = prd_tx_slot_mr(conn, slot);
+		if (err == -EAGAIN)
+			return err;
+		if (err || prd_slot_map_tx(conn, slot, cb->msg, 0, len))
 			goto release;
 		slot->raddr = rs->addr;
 		slot->rkey = rs->rkey;
 		slot->round_len = len;
 		slot->busy = true;
 		slot->msg = cb->msg;
-		err = prd_post_writes(conn, slot, &done);
-		if (err)
-			return err;
 	}
 	tb = prd_sink_frame(conn, i, len);
 	f = tb->data;
@@ -845,15 +948,16 @@ int prd_post_sink_reply(struct prd_conn *conn, struct prd_tx_cb *cb)
 	memcpy(f + 1, ptl_msg_hdr(cb->msg), PTL_WIRE_HDR_LEN);
 	tb->msg = cb->msg;	/* its completion ends the REPLY ... */
 	tb->slot = slot;	/* ... and unmaps its payload */
-	err = prd_post_send(conn, tb, sizeof(*f) + PTL_WIRE_HDR_LEN, NULL,
-			    &rs->rkey);
+	size = sizeof(*f) + PTL_WIRE_HDR_LEN;
+	err = slot ? prd_post_round(conn, slot, tb, size) :
+		     prd_post_send(conn, tb, size, NULL, &rs->rkey);
 	if (err)
 		return err;
 	cb->started = true;
 	cb->off = len;
 	prd_conn_stat_add(conn, PRD_ST_SINK_GETS, 1);
 	prd_conn_stat_add(conn, PRD_ST_RDMA_WRITES, 1);
-	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, done);
+	prd_stat_add(conn->pif, PRD_ST_RDMA_BYTES, len);
 	prd_inflight_add(conn, cb);
 	return 0;
 

@@ -48,10 +48,8 @@
 #define PRD_MIN_RNR_TIMER	IB_RNR_TIMER_000_64
 /*
  * WRITE rounds (or sink replies) a connection's send queue holds at
- * least, besides a SEND per send buffer (more if the device rounds up).
- * One would halve the queue on Soft-RoCE (64 slots, 32 KiB less per
- * connection); whether it costs bandwidth, single bench runs could not
- * tell (decisions.md, "RDMA memory per peer").
+ * least, besides a SEND per send buffer (more if the device rounds up):
+ * 16 work requests, as a round is one WRITE of one MR (PRD_STEP_WRS).
  */
 #define PRD_SQ_STEPS		4
 #define PRD_LISTEN_BACKLOG	64
@@ -263,13 +261,12 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	 * (prd_can_post()), so the queue need not hold all a connection
 	 * could have in flight. The driver's queue is the largest thing an
 	 * idle connection costs: sized for everything (8 slots and 8 sinks
-	 * three times over, 541 work requests) it took 662 KiB on
-	 * Soft-RoCE, for 4 rounds 64 KiB (128 slots, of which the
-	 * connection uses the 126 the CQ has room for).
+	 * three times over, 541 work requests of 16 scatter entries) it
+	 * took 662 KiB on Soft-RoCE; with a round one WRITE of one entry,
+	 * 64 slots of 256 bytes.
 	 */
-	conn->max_sge = min_t(u32, dev->attrs.max_send_sge, PRD_MAX_SGE);
 	conn->replays_local_ops = dev->ops.driver_id == RDMA_DRIVER_RXE;
-	conn->sq_size = conn->ntx + PRD_SQ_STEPS * prd_step_wrs(conn);
+	conn->sq_size = conn->ntx + PRD_SQ_STEPS * PRD_STEP_WRS;
 	attr.cap.max_send_wr = conn->sq_size + PRD_DRAIN_WRS;
 	if (conn->rxq) {
 		/* Its receive completions go to the SRQ's CQ (srq.c). */
@@ -296,7 +293,7 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 	attr.qp_context = conn;	/* for receive completions from the SRQ */
 	attr.send_cq = conn->cq;
 	attr.recv_cq = conn->rxq ? conn->rxq->cq : conn->cq;
-	attr.cap.max_send_sge = conn->max_sge;
+	attr.cap.max_send_sge = 1;	/* a WRITE's pages are in an MR */
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;

@@ -21,11 +21,12 @@
  * MRs. ib_alloc_mr() may sleep (on an adapter it is a firmware command),
  * and an RTS or a get is handled in softirq or under conn->lock. A target
  * slot whose RTS finds it without an MR has its CTS wait while mr_work
- * makes one; a get that finds its sink without one waits likewise (at
- * the head of the send queue, which the work's kick resumes). If none can
- * be made, the slot's payload comes in frames, the get's REPLY the old
- * way. A slot keeps its MR while the connection is busy and loses it to
- * the sweep when quiet; then
+ * makes one; a message whose initiator slot has none (a large put, or a
+ * REPLY to write into a sink) and a get whose sink has none wait likewise
+ * (at the head of the send queue, which the work's kick resumes). If none
+ * can be made, the payload comes in frames, the get's REPLY the old way.
+ * A slot keeps its MR while the connection is busy and loses it to the
+ * sweep when quiet; then
  * nothing of the connection's is on its send queue, which matters on
  * Soft-RoCE: it replays registrations behind an unacknowledged SEND
  * (bulk.c), and they must find their MR.
@@ -98,11 +99,11 @@ void prd_slot_sgl_put(struct prd_slot *slot)
 }
 
 /*
- * Has mr_work run for a slot whose CTS waits or for the sinks. Also on a
- * connection not yet up: the peer's first frames can be handled before
- * rdma_cm's ESTABLISHED is, and the CTS then goes when it is up. Not on
- * one that is going: its teardown cancels the work first, then fails
- * what waited. conn->lock held.
+ * Has mr_work run for a slot whose CTS waits, or for the initiator slots
+ * or the sinks. Also on a connection not yet up: the peer's first frames
+ * can be handled before rdma_cm's ESTABLISHED is, and the CTS then goes
+ * when it is up. Not on one that is going: its teardown cancels the work
+ * first, then fails what waited. conn->lock held.
  */
 void prd_conn_want_mrs(struct prd_conn *conn)
 {
@@ -146,30 +147,31 @@ static void prd_mr_work_slots(struct prd_conn *conn)
 }
 
 /*
- * The sinks without an MR get one, for the get that waits and those to
- * come. If none can be made, the get that waits goes the old way.
+ * The slots of @slots (initiator slots or sinks) without an MR get one,
+ * for the message that waits and those to come. If none can be made,
+ * *@failed sends the one that waits another way.
  */
-static void prd_mr_work_sinks(struct prd_conn *conn)
+static void prd_mr_work_fill(struct prd_conn *conn, struct prd_slot *slots,
+			     bool *failed)
 {
 	unsigned int i;
 
-	WRITE_ONCE(conn->sink_mrs_wanted, false);
 	for (i = 0; i < PRD_RDMA_SLOTS; i++) {
-		struct prd_slot *sink = &conn->sinks[i];
+		struct prd_slot *slot = &slots[i];
 		struct ib_mr *mr;
 
-		if (READ_ONCE(sink->mr))
+		if (READ_ONCE(slot->mr))
 			continue;
 		mr = prd_mr_make(conn);
 		if (!mr) {
 			spin_lock_bh(&conn->lock);
-			conn->sink_mr_failed = true;
+			*failed = true;
 			spin_unlock_bh(&conn->lock);
 			return;
 		}
 		spin_lock_bh(&conn->lock);
-		if (!sink->mr) {
-			sink->mr = mr;
+		if (!slot->mr) {
+			slot->mr = mr;
 			mr = NULL;
 		}
 		spin_unlock_bh(&conn->lock);
@@ -188,8 +190,14 @@ void prd_mr_work(struct work_struct *work)
 	unsigned int noio = memalloc_noio_save();
 
 	prd_mr_work_slots(conn);
-	if (READ_ONCE(conn->sink_mrs_wanted))
-		prd_mr_work_sinks(conn);
+	if (READ_ONCE(conn->tx_mrs_wanted)) {
+		WRITE_ONCE(conn->tx_mrs_wanted, false);
+		prd_mr_work_fill(conn, conn->txs, &conn->tx_mr_failed);
+	}
+	if (READ_ONCE(conn->sink_mrs_wanted)) {
+		WRITE_ONCE(conn->sink_mrs_wanted, false);
+		prd_mr_work_fill(conn, conn->sinks, &conn->sink_mr_failed);
+	}
 	memalloc_noio_restore(noio);
 	prd_kick(conn);
 }
@@ -228,8 +236,10 @@ unsigned int prd_conn_mrs(struct prd_conn *conn)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; conn->rxs && conn->sinks && i < PRD_RDMA_SLOTS; i++)
-		n += !!conn->rxs[i].mr + !!conn->sinks[i].mr;
+	for (i = 0; conn->txs && conn->rxs && conn->sinks &&
+		    i < PRD_RDMA_SLOTS; i++)
+		n += !!conn->txs[i].mr + !!conn->rxs[i].mr +
+		     !!conn->sinks[i].mr;
 	return n;
 }
 
@@ -243,6 +253,7 @@ static unsigned int prd_trim_mrs(struct prd_slot *slots, struct ib_mr **mrs)
 			continue;
 		mrs[n++] = slots[i].mr;
 		slots[i].mr = NULL;
+		slots[i].mr_used = false;
 	}
 	return n;
 }
@@ -255,7 +266,7 @@ static unsigned int prd_trim_mrs(struct prd_slot *slots, struct ib_mr **mrs)
  */
 void prd_conn_trim(struct prd_conn *conn, unsigned long now)
 {
-	struct ib_mr *mrs[2 * PRD_RDMA_SLOTS];
+	struct ib_mr *mrs[3 * PRD_RDMA_SLOTS];
 	unsigned int n = 0;
 
 	if (!mutex_trylock(&conn->cm_mutex))
@@ -263,7 +274,8 @@ void prd_conn_trim(struct prd_conn *conn, unsigned long now)
 	spin_lock_bh(&conn->lock);
 	if (prd_conn_quiet(conn, now)) {
 		prd_trim_tx(conn);
-		n = prd_trim_mrs(conn->rxs, mrs);
+		n = prd_trim_mrs(conn->txs, mrs);
+		n += prd_trim_mrs(conn->rxs, mrs + n);
 		n += prd_trim_mrs(conn->sinks, mrs + n);
 	}
 	spin_unlock_bh(&conn->lock);

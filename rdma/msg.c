@@ -365,7 +365,7 @@ void __prd_kick(struct prd_conn *conn)
 		sent = true;
 	}
 	while (!err && !list_empty(&conn->txq) &&
-	       prd_can_post(conn, prd_step_wrs(conn))) {
+	       prd_can_post(conn, PRD_STEP_WRS)) {
 		if (!conn->tx_credits) {
 			prd_stat_add(conn->pif, PRD_ST_CREDIT_STALLS, 1);
 			break;
@@ -375,7 +375,8 @@ void __prd_kick(struct prd_conn *conn)
 							   list));
 		sent |= err != -EAGAIN;
 	}
-	if (err == -EAGAIN)	/* waits for an MR: mr_work kicks again */
+	/* It waits for an MR (mr_work kicks again) or a completion. */
+	if (err == -EAGAIN)
 		err = 0;
 	if (!err && !sent && conn->rx_owed >= max(prd_credits / 2, 1U) &&
 	    prd_can_post(conn, 1))
@@ -478,8 +479,9 @@ static void prd_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock_bh(&conn->lock);
 		return;
 	}
+	/* Unmaps its pages; the last frame of its message frees it. */
 	if (tb->slot)
-		prd_tx_slot_done(conn, tb->slot);	/* unmaps its pages */
+		prd_tx_slot_done(conn, tb->slot, tb->msg);
 	tb->slot = NULL;
 	if (tb->msg) {
 		done = tb->msg;

@@ -167,7 +167,6 @@ struct prd_conn;
 #define PRD_RDMA_SLOTS		8
 #define PRD_RDMA_MAX		(1U << 20)	/* bytes per round (one MR) */
 #define PRD_RDMA_PAGES		(PRD_RDMA_MAX / PAGE_SIZE + 1)
-#define PRD_MAX_SGE		16
 
 /* A message being received: by frames, inline or into a slot. */
 struct prd_rx_state {
@@ -178,15 +177,18 @@ struct prd_rx_state {
 
 /*
  * One large message on its way, in rounds of at most PRD_RDMA_MAX bytes
- * (one CTS, its WRITEs and a DONE each). Initiator: the pages of the
- * round's payload, mapped from its CTS (the first round's from the RTS)
- * until the round's DONE is posted (the next round's) or completes (the
- * last). Target: the round's deposit pages, mapped and registered in @mr
- * from its CTS until its DONE arrives (the DONE invalidates @mr's rkey),
- * or the rest received in frames. Slot i of the initiator is slot i of
- * the target: the initiator reuses it only after its last DONE
- * completed, and the target frees it on that DONE, which RC delivers
- * before any later RTS.
+ * (one CTS, its WRITE and a DONE each). Both ends register the round's
+ * pages in the slot's @mr, so that a round is one WRITE of one scatter
+ * entry (small send-queue entries: decisions.md, "RDMA memory per
+ * peer"). Initiator: the round's payload, mapped from its CTS (the first
+ * round's from the RTS) and registered with its WRITE, until the round's
+ * DONE completes: before that the adapter may still read it, to
+ * retransmit the WRITE. Target: the round's deposit pages, mapped and
+ * registered from its CTS until its DONE arrives (the DONE invalidates
+ * @mr's rkey), or the rest received in frames. Slot i of the initiator
+ * is slot i of the target: the initiator reuses it only after its last
+ * DONE completed, and the target frees it on that DONE, which RC
+ * delivers before any later RTS.
  */
 struct prd_slot {
 	struct scatterlist *sgl;	/* PRD_RDMA_PAGES, while in use (demand.c) */
@@ -196,12 +198,15 @@ struct prd_slot {
 	bool cts_ready;		/* target: a CTS to send (on ctlq) */
 	bool frames;		/* target: the payload comes in frames */
 	bool mr_wait;		/* target: its CTS waits for an MR (demand.c) */
+	bool remap;		/* initiator: the CTS's round is not mapped yet */
+	bool done_pending;	/* initiator: a round's DONE not completed */
+	bool mr_used;		/* initiator: @mr registered since it was made */
 	struct list_head ctl;	/* target: on conn->ctlq */
 	struct ptl_msg *msg;	/* initiator */
 	struct prd_rx_state rx;	/* target */
-	struct ib_mr *mr;	/* target */
-	struct ib_reg_wr reg;	/* target */
-	struct ib_send_wr inv;	/* target: LOCAL_INV before reg (replay) */
+	struct ib_mr *mr;
+	struct ib_send_wr inv;	/* LOCAL_INV before reg (prd_slot_reg_wrs()) */
+	struct ib_reg_wr reg;
 	u64 grant;		/* target: bytes it takes in all */
 	u64 round_off;		/* the round: offset in the payload, */
 	u64 round_len;		/* and bytes (initiator: mapped) */
@@ -344,12 +349,12 @@ struct prd_conn {
 	struct prd_slot *sinks;
 	struct prd_rsink rsinks[PRD_RDMA_SLOTS];
 	unsigned long rsink_busy, rsink_release;
-	unsigned int max_sge;
-	bool replays_local_ops;		/* see prd_slot_register() */
+	bool replays_local_ops;		/* see prd_slot_new_key() */
 	struct ib_cqe err_cqe;		/* of unsignalled work requests */
-	/* Makes the MRs target slots and sinks wait for (demand.c). */
+	/* Makes the MRs slots and sinks wait for (demand.c). */
 	struct work_struct mr_work;
-	bool sink_mrs_wanted;
+	bool tx_mrs_wanted, sink_mrs_wanted;
+	bool tx_mr_failed;	/* the waiting message goes in frames */
 	bool sink_mr_failed;	/* the waiting get goes the old way */
 
 	struct delayed_work timer;	/* connect timeout */
@@ -380,13 +385,9 @@ struct prd_conn {
 
 /*
  * Work requests the largest step of a message posts: an RDMA WRITE round
- * (a WRITE per max_sge pages, then DONE or SINK), or PRD_REG_SEND_WRS.
+ * (LOCAL_INV, REG_MR, WRITE, then DONE or SINK).
  */
-static inline unsigned int prd_step_wrs(const struct prd_conn *conn)
-{
-	return max_t(unsigned int, PRD_REG_SEND_WRS,
-		     DIV_ROUND_UP(PRD_RDMA_PAGES, conn->max_sge) + 1);
-}
+#define PRD_STEP_WRS		(PRD_REG_SEND_WRS + 1)
 
 bool prd_tx_make(struct prd_conn *conn);
 
@@ -570,7 +571,8 @@ void prd_slots_fail(struct prd_conn *conn);
 void prd_slots_free(struct prd_conn *conn);
 bool prd_try_rts(struct prd_conn *conn, struct prd_tx_cb *cb, int *err);
 int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb);
-void prd_tx_slot_done(struct prd_conn *conn, struct prd_slot *slot);
+void prd_tx_slot_done(struct prd_conn *conn, struct prd_slot *slot,
+		      bool last);
 int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
 	       const u8 *p, u32 len, struct ptl_msg **ended);
 int prd_rx_rts(struct prd_conn *conn, const struct prd_frame *f,
