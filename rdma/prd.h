@@ -146,10 +146,12 @@ enum prd_reject_reason {
 #define PRD_NOOP_SPARE		4
 
 /*
- * Send buffers a connection always has (demand.c): one is always either
+ * Send buffers a connection always has (demand.c): one, always either
  * free or on its way back, so a frame never waits for memory for ever.
+ * A second costs an idle connection 8 KiB; without it, the second frame
+ * in flight after a quiet second makes one (GFP_NOWAIT).
  */
-#define PRD_TX_FLOOR		2
+#define PRD_TX_FLOOR		1
 
 /* Quiet this long, a connection gives back what it made (demand.c). */
 #define PRD_TRIM_MS		1000

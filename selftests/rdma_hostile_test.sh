@@ -190,7 +190,7 @@ report $? "its connection is freed"
 
 # 7. The binder pays. Bound from a memory cgroup, 32 connections from
 # the peer charge it the shared receive queue (256 buffers of 8 KiB) and
-# each connection's 2 send buffers at least; unbinding gives it back.
+# each connection's send buffer at least; unbinding gives it back.
 # Charges go through per-CPU stocks of 64 pages: memory.current may lag
 # by that much per CPU. (A slab object is charged its full size: under the
 # harness's slub_debug=FZPU an 8 KiB buffer takes 24 KiB.)
@@ -221,7 +221,7 @@ charge_test() {
 	"$ptlctl" iface unbind 0
 	sleep 1
 	c2=$(cat $cg/memory.current)
-	want=$(((256 + 32 * 2) * 8192))
+	want=$(((256 + 32) * 8192))
 	slack=$((64 * 4096 * $(nproc)))
 	echo "# memory.current $c0 bound, $c1 with 32 connections, $c2 unbound; at least $want expected, slack $slack"
 	[ $((c1 - c0)) -ge $((want - slack)) ]
