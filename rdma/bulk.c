@@ -442,12 +442,12 @@ int prd_post_write(struct prd_conn *conn, struct prd_tx_cb *cb)
 
 	if (slot->done_pending)
 		return -EAGAIN;
-	if (slot->remap) {
+	/* The first round's pages are mapped from the RTS. */
+	if (!slot->mapped) {
 		err = prd_slot_map_tx(conn, slot, cb->msg, slot->round_off,
 				      slot->round_len);
 		if (err)
 			return err;
-		slot->remap = false;
 	}
 	tb = list_first_entry(&conn->tx_free, struct prd_buf, free);
 	f = tb->data;
@@ -546,11 +546,8 @@ int prd_rx_cts(struct prd_conn *conn, const struct prd_frame *f,
 		*ended = cb->msg;
 		return 0;
 	}
-	if (off != slot->round_off) {
-		/* A later round: mapped by prd_post_write(). */
-		slot->round_off = off;
-		slot->remap = true;
-	}
+	/* A later round's pages are mapped by prd_post_write(). */
+	slot->round_off = off;
 	slot->round_len = bytes;
 	slot->more = flags & PRD_CTS_MORE;
 	slot->raddr = be64_to_cpu(cts->addr);

@@ -200,7 +200,6 @@ struct prd_slot {
 	bool cts_ready;		/* target: a CTS to send (on ctlq) */
 	bool frames;		/* target: the payload comes in frames */
 	bool mr_wait;		/* target: its CTS waits for an MR (demand.c) */
-	bool remap;		/* initiator: the CTS's round is not mapped yet */
 	bool done_pending;	/* initiator: a round's DONE not completed */
 	bool mr_used;		/* initiator: @mr registered since it was made */
 	struct list_head ctl;	/* target: on conn->ctlq */
