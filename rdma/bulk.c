@@ -320,21 +320,29 @@ static int prd_slot_map_tx(struct prd_conn *conn, struct prd_slot *slot,
 }
 
 /*
- * Whether initiator slot @slot has its MR: 0; -EAGAIN if the message at
- * the head of txq waits for mr_work, whose kick resumes it; -ENOMEM if
- * none could be made, and the message goes another way. conn->lock held.
+ * Whether @slot (an initiator slot or a sink) has its MR: 0; -EAGAIN if
+ * the message at the head of txq waits for mr_work (*@wanted), whose kick
+ * resumes it; -ENOMEM if none could be made (*@failed), and the message
+ * goes another way. conn->lock held.
  */
-static int prd_tx_slot_mr(struct prd_conn *conn, struct prd_slot *slot)
+static int prd_slot_mr(struct prd_conn *conn, struct prd_slot *slot,
+		       bool *wanted, bool *failed)
 {
 	if (slot->mr)
 		return 0;
-	if (conn->tx_mr_failed) {
-		conn->tx_mr_failed = false;
+	if (*failed) {
+		*failed = false;
 		return -ENOMEM;
 	}
-	conn->tx_mrs_wanted = true;
+	*wanted = true;
 	prd_conn_want_mrs(conn);
 	return -EAGAIN;
+}
+
+static int prd_tx_slot_mr(struct prd_conn *conn, struct prd_slot *slot)
+{
+	return prd_slot_mr(conn, slot, &conn->tx_mrs_wanted,
+			   &conn->tx_mr_failed);
 }
 
 /*
@@ -767,6 +775,7 @@ bool prd_try_sink(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 	struct prd_buf *tb;
 	struct prd_frame *f;
 	unsigned int i;
+	int mr;
 
 	if (cb->started || !prd_rdma_min || len <= prd_rdma_min ||
 	    len > PRD_RDMA_MAX)
@@ -776,21 +785,14 @@ bool prd_try_sink(struct prd_conn *conn, struct prd_tx_cb *cb, int *err)
 			sink = &conn->sinks[i];
 	if (!sink)
 		return false;
-	if (!sink->mr) {
-		/*
-		 * The get waits for mr_work, whose kick sends it; if no MR
-		 * could be made, it goes the old way.
-		 */
-		if (conn->sink_mr_failed) {
-			conn->sink_mr_failed = false;
-			return false;
-		}
-		conn->sink_mrs_wanted = true;
-		prd_conn_want_mrs(conn);
-		*err = -EAGAIN;
+	/* Without an MR the get waits for one, or goes the old way. */
+	mr = prd_slot_mr(conn, sink, &conn->sink_mrs_wanted,
+			 &conn->sink_mr_failed);
+	if (mr == -EAGAIN) {
+		*err = mr;
 		return true;
 	}
-	if (!prd_slot_sgl(conn, sink) ||
+	if (mr || !prd_slot_sgl(conn, sink) ||
 	    !prd_slot_map_reg(conn, sink,
 			      ptl_msg_reply_sg(cb->msg, len, sink->sgl,
 					       PRD_RDMA_PAGES)))
