@@ -64,10 +64,25 @@
 #     burst's ACKs share frames; under loss nothing is lost).
 # Environment: NET_MESSAGES, NET_PAIRS (4), NET_MTU (9000),
 # NET_ONLY_TRAFFIC=1 (only part 3: make soak), NET_STRESS_REPORT=1
-# (ptl_stress prints its reports; make soak sums them).
+# (ptl_stress prints its reports; make soak sums them), NET_TWO_NODES=0
+# (none of parts 1-4), NET_SCRIPTS (the suites of parts 5-18 to run, by
+# file name; all by default). tools/testing/run-checks splits the debug
+# kernel's run in two with the last two.
 # Prints TAP lines; tools/testing/run-checks counts them. The harness fails the
 # run on any kernel splat.
 set -u
+
+# Parts 5-18, suites with nodes of their own, each described above.
+all_scripts=(rtscts_burst_loss_test.sh rtscts_mtu_test.sh rtscts_ooo_test.sh
+	rdma_hostile_test.sh ptlblk_hostile_test.sh rtscts_auth_test.sh
+	rtscts_partial_test.sh rtscts_peers_test.sh rtscts_restart_test.sh
+	rtscts_replay_test.sh rtscts_flood_test.sh rtscts_credit_hostile_test.sh
+	rtscts_superframe_test.sh rtscts_riders_test.sh)
+# --list: their names, one per line (run-checks splits them by name).
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' "${all_scripts[@]}"
+	exit 0
+fi
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=tap.sh
@@ -83,32 +98,8 @@ stress_report=--quiet
 [ "${NET_STRESS_REPORT:-0}" = 1 ] && stress_report=
 peer_timeout_ms=2000
 
-netns_setup peer_timeout_ms=$peer_timeout_ms
-report $? "two nodes: ptl.ko and ptl_rtscts.ko loaded, interface 0 of each bound to its veth end"
-counters_save
-
-# 1-2. The test programs with their peers on node b.
-export PTL_PEER_NETNS=/run/netns/b PTLCTL=$ptlctl PTL_MODULE_DIR=$moddir
-export PTL_TEST_PEER_TIMEOUT_MS=$peer_timeout_ms
-# NET_ONLY_TRAFFIC=1 (make soak) goes straight to the traffic of part 3;
-# NET_TESTS names the test programs to run (all three by default).
-tests=${NET_TESTS:-ptl_data_test ptl_bypass_test ptl_net_fault_test}
-[ "${NET_ONLY_TRAFFIC:-0}" = 1 ] && tests=
-for test in $tests; do
-	echo "# running $test between two nodes"
-	"$build/selftests/$test" || failures=$((failures + 1))
-done
-unset PTL_PEER_NETNS
-# The kernel API across the wire: ptl_kapi_test.ko's kernel client on node
-# a, the process it trades puts and gets with on node b.
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running ptl_kapi_test between two nodes"
-	PTL_PEER_NETNS=/run/netns/b "$build/selftests/ptl_kapi_test" ||
-		failures=$((failures + 1))
-fi
-
-# 3. Traffic that must arrive exactly once, in order and intact.
-stress_run() {	# stress_run NAME PID COUNT_PER_PAIR
+# stress_run NAME PID COUNT_PER_PAIR: ptl_stress, NET_PAIRS pairs (part 3).
+stress_run() {
 	local name=$1 pid=$2 count=$3 i rc=0 pids=()
 
 	$ip netns exec b "$stress" server --pid "$pid" --clients "$pairs" \
@@ -133,114 +124,87 @@ stress_run() {	# stress_run NAME PID COUNT_PER_PAIR
 	report $rc "$name"
 }
 
-# The fault tests wanted a short peer timeout; traffic gets the default,
-# and a jumbo-frame link as clusters have (the tests above ran at 1500).
-echo 10000 >/sys/module/ptl_rtscts/parameters/peer_timeout_ms
-$ip link set va mtu "$stress_mtu" && $ip -n b link set vb mtu "$stress_mtu"
-report $? "link MTU $stress_mtu for the traffic tests"
-stress_run "ptl_stress: $pairs pairs, 0 B .. 1 MiB, clean link" 77 \
-	$((messages / pairs / 4))
-$tc qdisc add dev va root netem loss 5% reorder 5% delay 1ms duplicate 1% corrupt 0.1% &&
-	$ip netns exec b $tc qdisc add dev vb root netem loss 5% reorder 5% \
-		delay 1ms duplicate 1% corrupt 0.1%
-report $? "netem on both ends: loss 5%, reordering 5%, duplication 1%, corruption 0.1%"
-stress_run "ptl_stress: $pairs pairs, 0 B .. 1 MiB, under netem, $((messages * 3 / 4)) messages" \
-	78 $((messages * 3 / 4 / pairs))
-echo "# transport counters on node a:"
-"$ptlctl" -s iface show | sed 's/^/#   /'
-"$ptlctl" -s peer show | sed 's/^/#   /'
-$tc qdisc del dev va root
-$ip netns exec b $tc qdisc del dev vb root
+# 1-4. Two nodes shared by the test programs and the traffic (unless
+# NET_TWO_NODES=0).
+two_nodes() {
+	netns_setup peer_timeout_ms=$peer_timeout_ms
+	report $? "two nodes: ptl.ko and ptl_rtscts.ko loaded, interface 0 of each bound to its veth end"
+	counters_save
 
-# 4. Nothing left behind.
-sleep 1
-counters_back
-report $? "module counters are back where they were"
-netns_teardown
+	# 1-2. The test programs with their peers on node b.
+	export PTL_PEER_NETNS=/run/netns/b PTLCTL=$ptlctl PTL_MODULE_DIR=$moddir
+	export PTL_TEST_PEER_TIMEOUT_MS=$peer_timeout_ms
+	# NET_ONLY_TRAFFIC=1 (make soak) goes straight to the traffic of part 3;
+	# NET_TESTS names the test programs to run (all three by default).
+	tests=${NET_TESTS:-ptl_data_test ptl_bypass_test ptl_net_fault_test}
+	[ "${NET_ONLY_TRAFFIC:-0}" = 1 ] && tests=
+	for test in $tests; do
+		echo "# running $test between two nodes"
+		"$build/selftests/$test" || failures=$((failures + 1))
+	done
+	unset PTL_PEER_NETNS
+	# The kernel API across the wire: ptl_kapi_test.ko's kernel client on node
+	# a, the process it trades puts and gets with on node b.
+	if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
+		echo "# running ptl_kapi_test between two nodes"
+		PTL_PEER_NETNS=/run/netns/b "$build/selftests/ptl_kapi_test" ||
+			failures=$((failures + 1))
+	fi
 
-# 5. Burst loss, then a quiet link: recovery must be quick (its own nodes).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_burst_loss_test.sh"
-	"$top/selftests/rtscts_burst_loss_test.sh" ||
-		failures=$((failures + 1))
+	# 3. Traffic that must arrive exactly once, in order and intact.
+
+	# The fault tests wanted a short peer timeout; traffic gets the default,
+	# and a jumbo-frame link as clusters have (the tests above ran at 1500).
+	echo 10000 >/sys/module/ptl_rtscts/parameters/peer_timeout_ms
+	$ip link set va mtu "$stress_mtu" && $ip -n b link set vb mtu "$stress_mtu"
+	report $? "link MTU $stress_mtu for the traffic tests"
+	stress_run "ptl_stress: $pairs pairs, 0 B .. 1 MiB, clean link" 77 \
+		$((messages / pairs / 4))
+	$tc qdisc add dev va root netem loss 5% reorder 5% delay 1ms duplicate 1% corrupt 0.1% &&
+		$ip netns exec b $tc qdisc add dev vb root netem loss 5% reorder 5% \
+			delay 1ms duplicate 1% corrupt 0.1%
+	report $? "netem on both ends: loss 5%, reordering 5%, duplication 1%, corruption 0.1%"
+	stress_run "ptl_stress: $pairs pairs, 0 B .. 1 MiB, under netem, $((messages * 3 / 4)) messages" \
+		78 $((messages * 3 / 4 / pairs))
+	echo "# transport counters on node a:"
+	"$ptlctl" -s iface show | sed 's/^/#   /'
+	"$ptlctl" -s peer show | sed 's/^/#   /'
+	$tc qdisc del dev va root
+	$ip netns exec b $tc qdisc del dev vb root
+
+	# 4. Nothing left behind.
+	sleep 1
+	counters_back
+	report $? "module counters are back where they were"
+	netns_teardown
+}
+
+if [ "${NET_TWO_NODES:-1}" = 1 ]; then
+	t0=$SECONDS
+	two_nodes
+	echo "# parts 1-4: $((SECONDS - t0)) s"
 fi
 
-# 6. What an unprivileged user may set on a device it binds (its own
-# namespaces, uid 1000): no MTU below a frame's headers, no eager size
-# past the bound, and a put of 2^32 - 1 bytes ends (issue 20, R5).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_mtu_test.sh"
-	"$top/selftests/rtscts_mtu_test.sh" || failures=$((failures + 1))
-fi
+# 5-18. NET_SCRIPTS names the suites to run (all by default), each one
+# of all_scripts: a name that is not fails rather than test nothing.
+scripts=${NET_SCRIPTS-${all_scripts[*]}}
+[ "${NET_ONLY_TRAFFIC:-0}" = 1 ] && scripts=
 
-# 7. What a hostile host can make a node hold (its own nodes too).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_ooo_test.sh"
-	"$top/selftests/rtscts_ooo_test.sh" || failures=$((failures + 1))
-fi
+# run_script NAME: one of them, and the seconds it took (what
+# tools/testing/run-checks's tiers are cut by).
+run_script() {
+	local t0=$SECONDS
+	echo "# running $1"
+	"$top/selftests/$1" || failures=$((failures + 1))
+	echo "# $1: $((SECONDS - t0)) s"
+}
 
-# 8-9. What a hostile RDMA peer and a lying ptlblk server can do (issue
-# 20; their own nodes too).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rdma_hostile_test.sh"
-	"$top/selftests/rdma_hostile_test.sh" || failures=$((failures + 1))
-	echo "# running ptlblk_hostile_test.sh"
-	"$top/selftests/ptlblk_hostile_test.sh" || failures=$((failures + 1))
-fi
-
-# 10. Authenticated frames (its own nodes too).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_auth_test.sh"
-	"$top/selftests/rtscts_auth_test.sh" || failures=$((failures + 1))
-fi
-
-# 11. What a hostile host can make a node hold open (its own nodes too).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_partial_test.sh"
-	"$top/selftests/rtscts_partial_test.sh" || failures=$((failures + 1))
-fi
-
-# 12. The peer table shared by the node's users (its own nodes).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_peers_test.sh"
-	"$top/selftests/rtscts_peers_test.sh" || failures=$((failures + 1))
-fi
-
-# 13. Forged restarts of a peer (its own nodes).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_restart_test.sh"
-	"$top/selftests/rtscts_restart_test.sh" || failures=$((failures + 1))
-fi
-
-# 14. Keyed frames replayed (its own nodes).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_replay_test.sh"
-	"$top/selftests/rtscts_replay_test.sh" || failures=$((failures + 1))
-fi
-
-# 15. Both nodes flood each other (their own nodes).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_flood_test.sh"
-	"$top/selftests/rtscts_flood_test.sh" || failures=$((failures + 1))
-fi
-
-# 16. A sender that ignores the request credit (its own nodes; uid 1000 in
-# a user namespace too).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_credit_hostile_test.sh"
-	"$top/selftests/rtscts_credit_hostile_test.sh" || failures=$((failures + 1))
-fi
-
-# 17. Super-frames (their own nodes).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_superframe_test.sh"
-	"$top/selftests/rtscts_superframe_test.sh" || failures=$((failures + 1))
-fi
-
-# 18. ACKs riding on other frames (their own nodes).
-if [ "${NET_ONLY_TRAFFIC:-0}" != 1 ]; then
-	echo "# running rtscts_riders_test.sh"
-	"$top/selftests/rtscts_riders_test.sh" || failures=$((failures + 1))
-fi
+for script in $scripts; do
+	if [[ " ${all_scripts[*]} " == *" $script "* ]]; then
+		run_script "$script"
+	else
+		report 1 "NET_SCRIPTS: $script is not one of run-net-tests.sh's suites"
+	fi
+done
 
 exit $((failures > 0))
