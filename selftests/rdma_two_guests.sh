@@ -142,17 +142,21 @@ idle_close_test() {
 
 	closed0=$(iface_stat peers: reclaimed)
 	echo 1 >/sys/module/ptl_rdma/parameters/peer_idle_s
-	"$stress" server --pid 83 --clients 8 --timeout-ms 120000 --quiet &
+	"$stress" server --pid 83 --clients 8 --timeout-ms 120000 --quiet \
+		>/tmp/idle-server.out 2>&1 &
 	server=$!
 	barrier idle
 	for ((i = 0; i < 8; i++)); do
 		"$stress" client --server "$peer_nid:83" --id "$i" --count 20 \
 			--max-size 256K --seed $((10 + i)) --timeout-ms 20000 \
-			--quiet || rc=1
+			--quiet || { rc=1 && rdma_state; }
 		if ((i % 2)); then sleep 1.1; else sleep 2.5; fi
 	done
 	wait $server || rc=1
 	report $rc "node $NODE: 8 bursts each way with idle closes between and during them, every message verified"
+	# What this node's server had to say of the peer's clients, if
+	# anything (their failures are the peer's to report).
+	sed 's/^/#   server: /' /tmp/idle-server.out
 	sleep 3
 	closed=$(($(iface_stat peers: reclaimed) - closed0))
 	[ "$closed" -gt 0 ] && [ "$(rdma_res)" = "$res_bound" ]
@@ -415,10 +419,16 @@ portals_clean "after the stall"
 before=$(wc -l </tmp/monitor.out)
 barrier silence
 client_fails 78 "a silent peer"
+# The event leaves with the operations' failures: give ptlctl monitor
+# the moment it needs to print it before it is stopped.
+peer_event="^iface 0 peer $PEER_IP \\($peer_nid\\)"
+for ((i = 0; i < 50; i++)); do
+	tail -n +$((before + 1)) /tmp/monitor.out | grep -qE "$peer_event unreachable " && break
+	sleep 0.2
+done
 kill $monitor 2>/dev/null
 wait $monitor 2>/dev/null
 sed 's/^/#   monitor: /' /tmp/monitor.out
-peer_event="^iface 0 peer $PEER_IP \\($peer_nid\\)"
 grep -qE "$peer_event up " /tmp/monitor.out
 report $? "node 0: ptlctl monitor saw the connection come up"
 tail -n +$((before + 1)) /tmp/monitor.out |
