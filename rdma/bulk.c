@@ -210,24 +210,32 @@ static struct ib_send_wr *prd_slot_reg_wrs(struct prd_conn *conn,
 }
 
 /*
+ * Maps the first @n entries of the slot's sgl for the device; on failure
+ * the sgl goes back, as it does when they cannot be described at all.
+ */
+static bool prd_slot_dma_map(struct prd_conn *conn, struct prd_slot *slot,
+			     int n, enum dma_data_direction dir)
+{
+	slot->nents = n;
+	slot->mapped = ib_dma_map_sg(conn->id->device, slot->sgl, n, dir);
+	if (!slot->mapped)
+		prd_slot_sgl_put(slot);
+	return slot->mapped > 0;
+}
+
+/*
  * Maps the @n entries of the slot's sgl for the device to write and
  * prepares their registration in the slot's MR; false if they cannot be.
  */
 static bool prd_slot_map_reg(struct prd_conn *conn, struct prd_slot *slot,
 			     int n)
 {
-	struct ib_device *dev = conn->id->device;
-
 	if (n <= 0) {
 		prd_slot_sgl_put(slot);
 		return false;
 	}
-	slot->nents = n;
-	slot->mapped = ib_dma_map_sg(dev, slot->sgl, n, DMA_FROM_DEVICE);
-	if (!slot->mapped) {
-		prd_slot_sgl_put(slot);
+	if (!prd_slot_dma_map(conn, slot, n, DMA_FROM_DEVICE))
 		return false;
-	}
 	if (!prd_slot_reg(conn, slot,
 			  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE)) {
 		prd_slot_unmap(conn, slot, DMA_FROM_DEVICE);
@@ -308,13 +316,8 @@ static int prd_slot_map_tx(struct prd_conn *conn, struct prd_slot *slot,
 		prd_slot_sgl_put(slot);
 		return n < 0 ? n : -EINVAL;
 	}
-	slot->nents = n;
-	slot->mapped = ib_dma_map_sg(conn->id->device, slot->sgl, n,
-				     DMA_TO_DEVICE);
-	if (!slot->mapped) {
-		prd_slot_sgl_put(slot);
+	if (!prd_slot_dma_map(conn, slot, n, DMA_TO_DEVICE))
 		return -ENOMEM;
-	}
 	slot->round_off = off;
 	return 0;
 }
