@@ -241,6 +241,24 @@ static void prd_conn_sq_given(struct prd_conn *conn, unsigned int recv_cqes)
 		conn->sq_size = given - PRD_DRAIN_WRS;
 }
 
+/*
+ * The QP's asynchronous events. On an accepted connection the peer may
+ * send before its RTU arrives (it is established when it gets our REP):
+ * the adapter reports COMM_EST at that first receive, and rdma_cm must be
+ * told, or it raises ESTABLISHED (and we send) only once ib_cm has given
+ * up waiting for a lost RTU and sent its REP again, seconds later, close
+ * to connect_timeout_ms. Soft-RoCE never reports it. Errors need nothing
+ * here: a QP in error flushes its sends as failed completions, and those
+ * kill the connection.
+ */
+static void prd_qp_event(struct ib_event *ev, void *context)
+{
+	struct prd_conn *conn = context;
+
+	if (ev->event == IB_EVENT_COMM_EST)
+		rdma_notify(conn->id, IB_EVENT_COMM_EST);
+}
+
 /* PD, CQ, QP and buffers on the device the cm_id resolved to. */
 static int prd_conn_setup_qp(struct prd_conn *conn)
 {
@@ -291,6 +309,7 @@ static int prd_conn_setup_qp(struct prd_conn *conn)
 		return err;
 	}
 	attr.qp_context = conn;	/* for receive completions from the SRQ */
+	attr.event_handler = prd_qp_event;
 	attr.send_cq = conn->cq;
 	attr.recv_cq = conn->rxq ? conn->rxq->cq : conn->cq;
 	attr.cap.max_send_sge = 1;	/* a WRITE's pages are in an MR */
