@@ -151,9 +151,8 @@ two_nodes() {
 			failures=$((failures + 1))
 	fi
 
-	# 3. Traffic that must arrive exactly once, in order and intact.
-
-	# The fault tests wanted a short peer timeout; traffic gets the default,
+	# 3. Traffic that must arrive exactly once, in order and intact. The
+	# fault tests wanted a short peer timeout; traffic gets the default,
 	# and a jumbo-frame link as clusters have (the tests above ran at 1500).
 	echo 10000 >/sys/module/ptl_rtscts/parameters/peer_timeout_ms
 	$ip link set va mtu "$stress_mtu" && $ip -n b link set vb mtu "$stress_mtu"
