@@ -34,6 +34,14 @@
  * after idle_s (the peer takes none of our frames), the connection is
  * killed as a failed one: it holds no message of ours, and the peer learns
  * of it by the disconnect. Counted as close_timeouts.
+ *
+ * Near max_conns the same handshake makes room (prd_close_reclaim()):
+ * the least recently busy idle connection is asked to close at once,
+ * whatever peer_idle_s says, so that the next new connection finds room
+ * while the handshake runs. A sixteenth of the cap is kept free for that
+ * round trip. A peer that has not answered within connect_timeout_ms of
+ * the last CLOSE, with nothing moving, loses the connection: one that
+ * never answers would otherwise hold a place for three idle periods.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -67,25 +75,97 @@ static void prd_close_give_up(struct prd_conn *conn)
 }
 
 /*
+ * The peer has had its time to answer: PRD_CLOSE_ASKS idle periods, or
+ * for a connection asked to make room connect_timeout_ms since the last
+ * CLOSE. Progress restarts both (sweep.c zeroes close_asks). Lock held.
+ */
+static bool prd_close_overdue(struct prd_conn *conn, unsigned long now)
+{
+	unsigned int ms = READ_ONCE(prd_connect_timeout_ms);
+
+	if (!conn->close_reclaim)
+		return conn->close_asks >= PRD_CLOSE_ASKS;
+	return conn->close_asks &&
+	       time_after_eq(now, conn->sw_since + msecs_to_jiffies(ms));
+}
+
+/*
  * From the sweep (pif->lock held): takes a closing connection out of the
- * peers, and asks the peer to close it if it has been @idle (or gives up
- * on a peer that never answers).
+ * peers, and asks the peer to close it if it has been @idle, or at once if
+ * it is to make room and has not been asked since it last moved (or gives
+ * up on a peer that never answers).
  */
 void prd_close_idle(struct prd_conn *conn, bool idle)
 {
+	bool reclaim = READ_ONCE(conn->close_reclaim);
+
 	/* Only compared, never followed. Before the flag: see step 1. */
 	xa_cmpxchg(&conn->pif->peers, conn->nid, conn, NULL, 0);
-	if (!idle)
+	if (!idle && !reclaim)
 		return;
 	spin_lock_bh(&conn->lock);
-	if (prd_close_allowed(conn)) {
-		if (conn->close_asks >= PRD_CLOSE_ASKS ||
-		    !prd_can_post(conn, 1))
-			prd_close_give_up(conn);
-		else
+	if (!prd_close_allowed(conn))
+		goto out;
+	if (prd_close_overdue(conn, jiffies))
+		prd_close_give_up(conn);
+	else if (idle || !conn->close_asks) {
+		if (prd_can_post(conn, 1))
 			prd_close_ask(conn);
+		else if (idle)	/* the peer takes none of our frames */
+			prd_close_give_up(conn);
+	}
+out:
+	spin_unlock_bh(&conn->lock);
+}
+
+/* Connections not closing, and the one idle the longest. pif->lock held. */
+static unsigned int prd_conns_open(struct prd_iface *pif,
+				   struct prd_conn **idlest)
+{
+	unsigned int open = 0;
+	struct prd_conn *conn;
+
+	*idlest = NULL;
+	list_for_each_entry(conn, &pif->conns, node) {
+		spin_lock_bh(&conn->lock);
+		if (!conn->closing) {
+			open++;
+			/* The sweep's view: unchanged since sw_since. */
+			if (conn->state == PRD_CONN_UP && !conn->sw_waiting &&
+			    (!*idlest ||
+			     time_before(conn->sw_since, (*idlest)->sw_since)))
+				*idlest = conn;
+		}
+		spin_unlock_bh(&conn->lock);
+	}
+	return open;
+}
+
+/*
+ * Called as a connection is made or refused (pif->lock held): past
+ * max_conns less its reserve, asks the idlest connection to close.
+ */
+void prd_close_reclaim(struct prd_iface *pif)
+{
+	unsigned int cap = READ_ONCE(prd_max_conns);
+	unsigned int keep = cap - min(cap, max(1U, cap / 16));
+	struct prd_conn *conn;
+	bool asked = false;
+
+	if (pif->nconns <= keep || prd_conns_open(pif, &conn) <= keep || !conn)
+		return;
+	spin_lock_bh(&conn->lock);
+	if (prd_close_allowed(conn) && prd_can_post(conn, 1)) {
+		conn->close_reclaim = true;
+		prd_close_ask(conn);
+		asked = true;
 	}
 	spin_unlock_bh(&conn->lock);
+	if (!asked)
+		return;
+	/* On pif->conns, so not freed: no other connection can be at @conn. */
+	xa_cmpxchg(&pif->peers, conn->nid, conn, NULL, 0);
+	prd_stat_add(pif, PRD_ST_EVICTED, 1);
 }
 
 /* The peer asks to close (step 2). */

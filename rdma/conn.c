@@ -102,18 +102,31 @@ static void prd_conn_timeout(struct work_struct *work)
 }
 
 /*
- * Room for one more inbound connection, which is not yet established:
- * what a host on the fabric can make us hold is bounded. pif->lock held.
+ * Room for one more connection: max_conns in all, of which max_inbound
+ * accepted from peers and max_inbound_pending of those not established.
+ * What local senders and hosts on the fabric can make us hold is bounded,
+ * and hosts on the fabric cannot take every place. pif->lock held.
  */
-static bool prd_inbound_room(struct prd_iface *pif)
+static bool prd_conn_room(struct prd_iface *pif, bool active)
 {
-	return pif->nin < READ_ONCE(prd_max_inbound) &&
-	       pif->nin_pending < READ_ONCE(prd_max_inbound_pending);
+	if (pif->nconns >= READ_ONCE(prd_max_conns))
+		return false;
+	return active || (pif->nin < READ_ONCE(prd_max_inbound) &&
+			  pif->nin_pending < READ_ONCE(prd_max_inbound_pending));
+}
+
+/* No room for a connection of ours to @nid: its message fails. */
+static void prd_conn_refused(struct prd_iface *pif, u32 nid)
+{
+	pr_info_ratelimited("interface %u: %u connections, none idle: not connecting to nid %u\n",
+			    ptl_binding_iface(pif->b), pif->nconns, nid);
+	prd_stat_add(pif, PRD_ST_OUT_REFUSED, 1);
 }
 
 /*
  * A new connection on pif->conns (its reference); -ENETDOWN if the
- * interface is closing, -EBUSY if an inbound one finds no room.
+ * interface is closing, -ENOSPC if there is no room for it. Either way,
+ * near the cap the idlest connection is asked to close for the next one.
  */
 static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
 				       bool active)
@@ -149,16 +162,21 @@ static struct prd_conn *prd_conn_alloc(struct prd_iface *pif, u32 nid,
 	mutex_lock(&pif->lock);
 	if (pif->closing)
 		goto err_unlock;
+	err = -ENOSPC;
+	if (!prd_conn_room(pif, active)) {
+		if (active)
+			prd_conn_refused(pif, nid);
+		prd_close_reclaim(pif);
+		goto err_unlock;
+	}
 	if (!active) {
-		err = -EBUSY;
-		if (!prd_inbound_room(pif))
-			goto err_unlock;
 		pif->nin++;
 		pif->nin_pending++;
 		conn->in_pending = true;
 	}
 	list_add_tail(&conn->node, &pif->conns);
 	pif->nconns++;
+	prd_close_reclaim(pif);
 	mutex_unlock(&pif->lock);
 	return conn;
 
@@ -663,9 +681,9 @@ static int prd_cm_admit(struct prd_iface *pif, struct rdma_cm_id *id,
 /* No room for an inbound connection: the reject says so. */
 static int prd_cm_busy(struct prd_iface *pif, struct rdma_cm_id *id)
 {
-	pr_info_ratelimited("interface %u: %u inbound connections, %u not yet established: refusing %pISc\n",
-			    ptl_binding_iface(pif->b), READ_ONCE(pif->nin),
-			    READ_ONCE(pif->nin_pending),
+	pr_info_ratelimited("interface %u: %u connections, %u inbound, %u not yet established: refusing %pISc\n",
+			    ptl_binding_iface(pif->b), READ_ONCE(pif->nconns),
+			    READ_ONCE(pif->nin), READ_ONCE(pif->nin_pending),
 			    &id->route.addr.dst_addr);
 	return prd_cm_refuse(pif, id, PRD_REJ_BUSY, PRD_ST_REFUSED, -EBUSY);
 }
@@ -688,7 +706,7 @@ static int prd_cm_request(struct prd_iface *pif, struct rdma_cm_id *id,
 				     PRD_ST_BAD_NID : PRD_ST_BAD_FRAMES,
 				     -EPROTO);
 	conn = prd_conn_alloc(pif, be32_to_cpu(d->src_nid), false);
-	if (IS_ERR(conn) && PTR_ERR(conn) == -EBUSY)
+	if (IS_ERR(conn) && PTR_ERR(conn) == -ENOSPC)
 		return prd_cm_busy(pif, id);
 	if (IS_ERR(conn))
 		return prd_cm_refuse(pif, id, PRD_REJ_NOMEM, PRD_ST_CONN_FAILS,

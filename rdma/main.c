@@ -59,13 +59,21 @@ MODULE_PARM_DESC(peer_idle_s,
 		 "A connection idle this long is closed, by a handshake that loses nothing; 0: never (default 60)");
 
 /*
- * What a host on the fabric can make a node hold: each connection costs a
- * QP, a CQ, its send buffers and RDMA slots (Documentation/rdma-transport.md).
+ * What peers and local senders can make a node hold: each connection
+ * costs a QP, a CQ, its send buffers and RDMA slots
+ * (Documentation/rdma-transport.md). Near max_conns the idlest
+ * connections are closed to make room (close.c); at it, new ones are
+ * refused. Hosts on the fabric may take only max_inbound of them.
  */
-unsigned int prd_max_inbound = 1024;
+unsigned int prd_max_conns = 1024;
+module_param_named(max_conns, prd_max_conns, uint, 0644);
+MODULE_PARM_DESC(max_conns,
+		 "Connections per interface, both ways; near it the idlest are closed, at it new ones are refused (default 1024)");
+
+unsigned int prd_max_inbound = 768;
 module_param_named(max_inbound, prd_max_inbound, uint, 0644);
 MODULE_PARM_DESC(max_inbound,
-		 "Connections accepted from peers per interface; more are refused (default 1024)");
+		 "Of those, accepted from peers; more are refused (default 768)");
 
 unsigned int prd_max_inbound_pending = 64;
 module_param_named(max_inbound_pending, prd_max_inbound_pending, uint, 0644);
@@ -223,6 +231,8 @@ static int prd_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		{ PTL_STAT_CONNS_REFUSED, PRD_ST_REFUSED },
 		{ PTL_STAT_CONNS_BAD_NID, PRD_ST_BAD_NID },
 		{ PTL_STAT_CLOSE_TIMEOUTS, PRD_ST_CLOSE_TIMEOUTS },
+		{ PTL_STAT_PEERS_EVICTED, PRD_ST_EVICTED },
+		{ PTL_STAT_PEERS_REFUSED, PRD_ST_OUT_REFUSED },
 	};
 	struct prd_iface *pif = ptl_binding_priv(b);
 	unsigned int i;
@@ -231,7 +241,8 @@ static int prd_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		if (ptl_nla_put_stat(skb, map[i].attr,
 				     atomic64_read(&pif->stats[map[i].st])))
 			return -EMSGSIZE;
-	return 0;
+	return ptl_nla_put_stat(skb, PTL_STAT_PEERS_MAX,
+				READ_ONCE(prd_max_conns));
 }
 
 static const struct ptl_transport_ops prd_ops = {

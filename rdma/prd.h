@@ -131,7 +131,7 @@ enum prd_reject_reason {
 	PRD_REJ_PROTO = 1,	/* bad private data or another version */
 	PRD_REJ_DST_NID = 2,	/* dst_nid is not this interface's nid */
 	PRD_REJ_SRC_NID = 3,	/* src_nid is not the address it came from */
-	PRD_REJ_BUSY = 4,	/* max_inbound or max_inbound_pending reached */
+	PRD_REJ_BUSY = 4,	/* max_conns, max_inbound(_pending) reached */
 	PRD_REJ_NOMEM = 5,	/* no memory or adapter resources for it */
 };
 
@@ -370,6 +370,8 @@ struct prd_conn {
 	bool close_asked;		/* we sent CLOSE */
 	bool close_acked;		/* we sent CLOSE_ACK */
 	bool close_done;		/* the peer's CLOSE_ACK: we disconnect */
+	/* asked to make room at max_conns: answered soon or killed */
+	bool close_reclaim;
 	u8 close_asks;			/* CLOSEs sent since the last progress */
 	u32 tx_msg_frames;		/* message frames posted */
 	u32 close_mark;			/* tx_msg_frames at our CLOSE */
@@ -442,6 +444,8 @@ enum prd_stat {
 	PRD_ST_BAD_NID,		/* inbound: src_nid not the address */
 	PRD_ST_CLOSE_TIMEOUTS,	/* freed after PRD_CLOSE_ASKS unanswered */
 	PRD_ST_SRQ_LOST,	/* receive buffers presumed lost (srq.c) */
+	PRD_ST_EVICTED,		/* idle ones asked to close at max_conns */
+	PRD_ST_OUT_REFUSED,	/* our new ones refused at max_conns */
 	PRD_ST_MAX
 };
 
@@ -477,6 +481,7 @@ extern unsigned int prd_connect_timeout_ms;
 extern unsigned int prd_rdma_min;
 extern unsigned int prd_progress_timeout_ms;
 extern unsigned int prd_peer_idle_s;
+extern unsigned int prd_max_conns;
 extern unsigned int prd_max_inbound;
 extern unsigned int prd_max_inbound_pending;
 extern unsigned int prd_srq_buffers;
@@ -558,6 +563,7 @@ void prd_sweep_stop(struct prd_iface *pif);
 
 /* close.c */
 void prd_close_idle(struct prd_conn *conn, bool idle);
+void prd_close_reclaim(struct prd_iface *pif);
 int prd_rx_close(struct prd_conn *conn);
 int prd_rx_close_ack(struct prd_conn *conn);
 bool prd_conn_closed_idle(struct prd_conn *conn, unsigned int failed);

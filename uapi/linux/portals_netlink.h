@@ -254,7 +254,7 @@ enum ptl_stat {
 	PTL_STAT_OOO_DROPPED,		/* not held: over a cap or the memcg limit */
 	PTL_STAT_OOO_EXPIRED,		/* freed: their gap stayed open too long */
 	/* ptl_rdma: inbound connections (interface) */
-	PTL_STAT_CONNS_REFUSED,		/* over max_inbound(_pending) */
+	PTL_STAT_CONNS_REFUSED,		/* over max_conns, max_inbound(_pending) */
 	PTL_STAT_CONNS_BAD_NID,		/* src_nid not the connecting address */
 	PTL_STAT_CLOSE_TIMEOUTS,	/* freed: CLOSE never answered */
 	/* frames dropped: tag missing, wrong, or where no key is set */
