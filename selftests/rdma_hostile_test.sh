@@ -17,6 +17,11 @@
 #     connection the node's requests to that nid take;
 #  3. inbound connections are capped (max_inbound): the ones past the cap
 #     are refused (reason 4) and counted (refused);
+#     and so are all connections (max_conns): near the cap the idlest is
+#     asked to close (counted as evicted), at it new ones are refused; a
+#     peer that does not answer that CLOSE loses the connection after
+#     connect_timeout_ms, and the next new one has room; with none
+#     idle, a message of ours that needs a new connection fails at once;
 #  4. so are inbound connections not yet established (max_inbound_pending:
 #     the peer never sends its RTU); they end at connect_timeout_ms;
 #  5. a peer that never answers CLOSE: the idle close gives up after
@@ -38,6 +43,7 @@ build=${BUILD:-$top/build}
 moddir=${PTL_MODULE_DIR:-$top}
 ptlctl=$build/tools/ptlctl/ptlctl
 peer=$build/tools/ptl_rdma_peer/ptl_rdma_peer
+stress=$build/tools/ptl_stress/ptl_stress
 params=/sys/module/ptl_rdma/parameters
 # shellcheck source-path=SCRIPTDIR source=tap.sh
 . "$top/selftests/tap.sh"
@@ -49,16 +55,6 @@ params=/sys/module/ptl_rdma/parameters
 node=10.77.0.1
 src=10.77.0.2
 forged=10.77.0.3
-
-# wait_peers N: until interface 0 has N connections (30 s at most).
-wait_peers() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ "$(iface_peers)" = "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # field NAME FILE: the number after NAME in the peer's summary lines
 # ("established N ..." and "frames TYPE N ...").
@@ -117,6 +113,7 @@ report $? "no connection left"
 
 # 3. The cap on inbound connections.
 refused0=$(iface_stat peers: conns_refused)
+max_inbound0=$(cat $params/max_inbound)
 set_param max_inbound 4
 report $? "max_inbound 4"
 "$peer" --src $src --count 6 --hold-ms 3000 "$node" >/tmp/peer.out 2>&1 &
@@ -131,7 +128,72 @@ report $? "6 connections at a cap of 4: 4 established, 2 refused (reason 4)"
 report $? "the node held at most 4 connections ($held)"
 [ "$(($(iface_stat peers: conns_refused) - ${refused0:-0}))" = 2 ]
 report $? "counted as refused in ptlctl -s iface show"
-echo 1024 >$params/max_inbound
+set_param max_inbound "$max_inbound0"
+wait_peers 0
+report $? "no connection left"
+
+# 3b. The cap on all connections: at max_conns 8, seven are kept open
+# and the eighth place is for the next while an idle one closes. Peer A
+# holds 6 idle connections; peer B asks for 4 more: B's second makes the
+# node ask the idlest of A's to close, and B's last two find the node
+# full. A never answers CLOSE, so that connection goes connect_timeout_ms
+# (3 s) after the CLOSE, and then peer C finds room (asking another of
+# A's to close).
+max_conns0=$(cat $params/max_conns)
+evicted0=$(iface_stat peers: evicted)
+refused0=$(iface_stat peers: conns_refused)
+closes0=$(iface_stat peers: close_timeouts)
+set_param max_conns 8
+report $? "max_conns 8"
+"$peer" --src $src --count 6 --hold-ms 15000 "$node" >/tmp/peer-a.out 2>&1 &
+pid_a=$!
+wait_peers 6
+report $? "peer A: 6 connections"
+sleep 1.5	# idle since they came up, older than B's
+"$peer" --src $src --count 4 --hold-ms 15000 "$node" >/tmp/peer-b.out 2>&1 &
+pid_b=$!
+sleep 1
+held=$(iface_peers)
+[ "$held" -le 8 ]
+report $? "the node holds at most 8 connections ($held)"
+wait_peers 7
+report $? "the connection asked to close and not answered goes"
+run_peer /tmp/peer-c.out --src $src --hold-ms 300
+[ "$(field established /tmp/peer-c.out)" = 1 ]
+report $? "peer C then finds room"
+wait $pid_a $pid_b
+sed 's/^/#   peer A: /' /tmp/peer-a.out
+sed 's/^/#   peer B: /' /tmp/peer-b.out
+[ "$(field established /tmp/peer-b.out)" = 2 ] && [ "$(field reason_4 /tmp/peer-b.out)" = 2 ]
+report $? "4 more connections at a cap of 8 with 6 held: 2 established, 2 refused (reason 4)"
+[ "$(field CLOSE /tmp/peer-a.out)" = 2 ] && [ "$(field disconnected /tmp/peer-a.out)" = 2 ]
+report $? "two of A's idle connections were asked to close, and went unanswered"
+[ "$(($(iface_stat peers: evicted) - ${evicted0:-0}))" = 2 ] &&
+	[ "$(($(iface_stat peers: conns_refused) - ${refused0:-0}))" = 2 ] &&
+	[ "$(($(iface_stat peers: close_timeouts) - ${closes0:-0}))" = 2 ]
+report $? "counted: evicted 2, conns_refused 2, close_timeouts 2"
+[ "$(iface_stat peers: max)" = 8 ]
+report $? "ptlctl -s iface show reports the cap"
+wait_peers 0
+report $? "no connection left"
+
+# 3c. At the cap with no connection idle (a half-open one, which only the
+# connect timeout ends), a message of ours that needs a new connection
+# (to a nid with no connection) fails at once, counted as refused.
+refused0=$(iface_stat peers: refused)
+set_param max_conns 1
+"$peer" --src $src --no-establish --hold-ms 2000 "$node" >/tmp/peer.out 2>&1 &
+pid=$!
+wait_peers 1
+report $? "a half-open connection fills max_conns 1"
+! "$stress" client --server "$(nid_of $forged):77" --id 0 --count 1 \
+	--timeout-ms 20000 --quiet >/tmp/client.out 2>&1
+report $? "a put to another nid fails"
+sed 's/^/#   client: /' /tmp/client.out | head -5
+[ "$(($(iface_stat peers: refused) - ${refused0:-0}))" = 1 ]
+report $? "refused at the cap, not timed out (counted as refused)"
+wait $pid
+set_param max_conns "$max_conns0"
 wait_peers 0
 report $? "no connection left"
 

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Soft-RoCE for the guests' RDMA tests and benchmarks, and the helpers of
 # the RDMA tests (barrier, nid_of, rdma_res, iface_stat, iface_peers,
-# portals_clean); sourced, not run.
+# wait_peers, portals_clean); sourced, not run.
 #
 # rdma_rxe_up NETDEV [RXEDEV]: loads Soft-RoCE and the RDMA connection
 # manager and creates RXEDEV (default rxe0) over NETDEV, then waits until
@@ -98,6 +98,18 @@ iface_stat() {
 # iface_peers: the connections of interface 0.
 iface_peers() {
 	"$ptlctl" iface show 0 | awk '{ for (i = 1; i < NF; i++) if ($i == "peers") print $(i + 1) }'
+}
+
+# wait_peers N [SECONDS]: until interface 0 has N connections (at most
+# SECONDS, default 30).
+wait_peers() {
+	local i
+
+	for ((i = 0; i < ${2:-30} * 10; i++)); do
+		[ "$(iface_peers)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # The gauges of /sys/class/misc/portals (the other files there count

@@ -16,6 +16,9 @@
 #     back when quiet;
 #  1d. idle connections close (and traffic racing with the closing
 #     handshake loses nothing);
+#  1e. at max_conns the idlest connection is closed to make room: node
+#     1's ptl_rdma answers the CLOSE, a hostile peer that does not loses
+#     its connection;
 #  2. peer death: node 1 falls silent under traffic (netem drops all it
 #     sends);
 #     node 0's operations fail (the QP's retries run out) within a bounded
@@ -43,6 +46,7 @@ build=${BUILD:-$top/build}
 moddir=${PTL_MODULE_DIR:-$top}
 ptlctl=$build/tools/ptlctl/ptlctl
 stress=$build/tools/ptl_stress/ptl_stress
+rdma_peer=$build/tools/ptl_rdma_peer/ptl_rdma_peer
 op_timeout_ms=9000
 failures=0
 
@@ -165,6 +169,65 @@ idle_close_test() {
 	barrier idle-over
 }
 
+# 1e. Node 0 runs with max_conns 2: one connection kept open, one place
+# for the next while the idlest closes (rdma/close.c). Its connection to
+# node 1, idle, is asked to close when node 1's ptl_rdma_peer connects
+# (from a second address of node 1's: a nid of its own, whose connection
+# node 0's requests to node 1 never take), and node 1's ptl_rdma answers. Then node 0's burst to node 1 needs a
+# connection again: the peer tool's, idle too and never answering, is
+# asked and closed connect_timeout_ms (5 s) after its CLOSE.
+reclaim_test() {
+	local rc=0 server peer evicted0 closes0 i extra=${NODE_IP%.*}.99
+
+	if [ "$NODE" = 1 ]; then
+		/sbin/ip addr add "$extra/24" dev eth0
+		"$stress" server --pid 86 --clients 2 --timeout-ms 120000 \
+			--quiet >/tmp/reclaim-server.out 2>&1 &
+		server=$!
+		barrier reclaim
+		barrier reclaim-idle
+		"$rdma_peer" --src "$extra" --until-gone --timeout-ms 60000 "$PEER_IP" \
+			>/tmp/reclaim-peer.out 2>&1 &
+		peer=$!
+		for ((i = 0; i < 100; i++)); do
+			grep -qx established /tmp/reclaim-peer.out && break
+			sleep 0.1
+		done
+		barrier reclaim-peer
+		wait $server || rc=1
+		report $rc "node 1: served 2 bursts across connections closed to make room"
+		sed 's/^/#   server: /' /tmp/reclaim-server.out
+		wait $peer
+		sed 's/^/#   peer: /' /tmp/reclaim-peer.out
+		grep -qx 'frames CLOSE 1' /tmp/reclaim-peer.out &&
+			grep -q '^established 1 .* disconnected 1' /tmp/reclaim-peer.out
+		report $? "node 1: its peer tool's idle connection was asked to close, and dropped unanswered"
+		/sbin/ip addr del "$extra/24" dev eth0
+		barrier reclaim-over
+		return
+	fi
+	evicted0=$(iface_stat peers: evicted)
+	closes0=$(iface_stat peers: close_timeouts)
+	echo 2 >/sys/module/ptl_rdma/parameters/max_conns
+	barrier reclaim
+	"$stress" client --server "$peer_nid:86" --id 0 --count 20 \
+		--max-size 256K --seed 31 --timeout-ms 20000 --quiet || rc=1
+	sleep 1.5	# idle, as the sweep sees it
+	barrier reclaim-idle
+	barrier reclaim-peer
+	wait_peers 1 && [ $(($(iface_stat peers: evicted) - evicted0)) = 1 ] &&
+		[ "$(iface_stat peers: close_timeouts)" = "$closes0" ]
+	report $? "node 0: a connection at max_conns 2 had node 1 close the idle one"
+	"$stress" client --server "$peer_nid:86" --id 1 --count 20 \
+		--max-size 256K --seed 32 --timeout-ms 20000 --quiet || rc=1
+	report $rc "node 0: two bursts to node 1 across the closes, every message verified"
+	wait_peers 1 && [ $(($(iface_stat peers: evicted) - evicted0)) = 2 ] &&
+		[ $(($(iface_stat peers: close_timeouts) - closes0)) = 1 ]
+	report $? "node 0: the peer tool's connection, asked to close for the burst's and unanswered, went"
+	echo 1024 >/sys/module/ptl_rdma/parameters/max_conns
+	barrier reclaim-over
+}
+
 # Node 0's egress loses its RDMA WRITEs (BTH opcodes 0x06-0x0b) and
 # rdma_cm's MADs (UD SEND, 0x64-0x65) to the RoCEv2 port; SENDs and
 # acknowledgements pass.
@@ -242,6 +305,7 @@ if [ "$NODE" = 1 ]; then
 	barrier lossy-over
 	demand_test
 	idle_close_test
+	reclaim_test
 
 	# 2b. Node 0 stops after our CTS for its 1 MiB put.
 	echo 3000 >/sys/module/ptl_rdma/parameters/progress_timeout_ms
@@ -395,6 +459,7 @@ report $? "node 0: rxe0 retransmitted or saw gaps ($retrans times)"
 barrier lossy-over
 demand_test
 idle_close_test
+reclaim_test
 
 # 2b. We stop after node 1's CTS for a 1 MiB put: our WRITEs never
 # leave, our QP's retries run out, and our disconnect is lost too.
