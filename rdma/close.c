@@ -118,7 +118,10 @@ out:
 	spin_unlock_bh(&conn->lock);
 }
 
-/* Connections not closing, and the one idle the longest. pif->lock held. */
+/*
+ * Connections neither closing nor dying (those give their place back
+ * soon), and the one idle the longest. pif->lock held.
+ */
 static unsigned int prd_conns_open(struct prd_iface *pif,
 				   struct prd_conn **idlest)
 {
@@ -128,7 +131,7 @@ static unsigned int prd_conns_open(struct prd_iface *pif,
 	*idlest = NULL;
 	list_for_each_entry(conn, &pif->conns, node) {
 		spin_lock_bh(&conn->lock);
-		if (!conn->closing) {
+		if (!conn->closing && conn->state != PRD_CONN_DEAD) {
 			open++;
 			/* The sweep's view: unchanged since sw_since. */
 			if (conn->state == PRD_CONN_UP && !conn->sw_waiting &&
