@@ -159,7 +159,7 @@ void prd_close_reclaim(struct prd_iface *pif)
 		return;
 	spin_lock_bh(&conn->lock);
 	if (prd_close_allowed(conn) && prd_can_post(conn, 1)) {
-		conn->close_reclaim = true;
+		WRITE_ONCE(conn->close_reclaim, true);
 		prd_close_ask(conn);
 		asked = true;
 	}

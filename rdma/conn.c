@@ -118,7 +118,7 @@ static bool prd_conn_room(struct prd_iface *pif, bool active)
 /* No room for a connection of ours to @nid: its message fails. */
 static void prd_conn_refused(struct prd_iface *pif, u32 nid)
 {
-	pr_info_ratelimited("interface %u: %u connections, none idle: not connecting to nid %u\n",
+	pr_info_ratelimited("interface %u: %u connections, at max_conns: not connecting to nid %u\n",
 			    ptl_binding_iface(pif->b), pif->nconns, nid);
 	prd_stat_add(pif, PRD_ST_OUT_REFUSED, 1);
 }
