@@ -39,9 +39,11 @@
  * the least recently busy idle connection is asked to close at once,
  * whatever peer_idle_s says, so that the next new connection finds room
  * while the handshake runs. A sixteenth of the cap is kept free for that
- * round trip. A peer that has not answered within connect_timeout_ms of
- * the last CLOSE, with nothing moving, loses the connection: one that
- * never answers would otherwise hold a place for three idle periods.
+ * round trip. An idlest connection busy at that moment (or none idle) is
+ * looked at again by the next sweep. A peer that has not answered within
+ * connect_timeout_ms of the last CLOSE, with nothing moving, loses the
+ * connection: one that never answers would otherwise hold a place for
+ * three idle periods.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -145,8 +147,9 @@ static unsigned int prd_conns_open(struct prd_iface *pif,
 }
 
 /*
- * Called as a connection is made or refused (pif->lock held): past
- * max_conns less its reserve, asks the idlest connection to close.
+ * As a connection is made or refused, and from the sweep (pif->lock
+ * held): past max_conns less its reserve, asks the idlest connection to
+ * close.
  */
 void prd_close_reclaim(struct prd_iface *pif)
 {

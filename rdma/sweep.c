@@ -219,6 +219,8 @@ static void prd_sweep_conns(struct prd_iface *pif)
 		if (v == PRD_CONN_IDLE || READ_ONCE(conn->closing))
 			prd_close_idle(conn, v == PRD_CONN_IDLE);
 	}
+	/* The idlest may have been busy when a connection came: ask again. */
+	prd_close_reclaim(pif);
 	mutex_unlock(&pif->lock);
 }
 
