@@ -138,29 +138,36 @@ report $? "no connection left"
 # node ask the idlest of A's to close, and B's last two find the node
 # full. A never answers CLOSE, so that connection goes connect_timeout_ms
 # (3 s) after the CLOSE, and then peer C finds room (asking another of
-# A's to close).
+# A's to close, which goes the same way). A and B hold their connections
+# until SIGTERM: each step waits for its counter, not for a time, so a
+# slow guest (the debug kernel beside other guests) only takes longer.
 max_conns0=$(cat $params/max_conns)
 evicted0=$(iface_stat peers: evicted)
 refused0=$(iface_stat peers: conns_refused)
 closes0=$(iface_stat peers: close_timeouts)
 set_param max_conns 8
 report $? "max_conns 8"
-"$peer" --src $src --count 6 --hold-ms 15000 "$node" >/tmp/peer-a.out 2>&1 &
+hold=(--hold-ms 600000 --timeout-ms 600000)
+"$peer" --src $src --count 6 "${hold[@]}" "$node" >/tmp/peer-a.out 2>&1 &
 pid_a=$!
 wait_peers 6
 report $? "peer A: 6 connections"
 sleep 1.5	# idle since they came up, older than B's
-"$peer" --src $src --count 4 --hold-ms 15000 "$node" >/tmp/peer-b.out 2>&1 &
+"$peer" --src $src --count 4 "${hold[@]}" "$node" >/tmp/peer-b.out 2>&1 &
 pid_b=$!
-sleep 1
+wait_stat peers: conns_refused $((refused0 + 2))
+report $? "two of B's connections are refused"
 held=$(iface_peers)
 [ "$held" -le 8 ]
 report $? "the node holds at most 8 connections ($held)"
-wait_peers 7
+wait_stat peers: close_timeouts $((closes0 + 1)) && wait_peers 7
 report $? "the connection asked to close and not answered goes"
 run_peer /tmp/peer-c.out --src $src --hold-ms 300
 [ "$(field established /tmp/peer-c.out)" = 1 ]
 report $? "peer C then finds room"
+wait_stat peers: close_timeouts $((closes0 + 2))
+report $? "the second connection asked to close and not answered goes"
+kill -TERM $pid_a $pid_b
 wait $pid_a $pid_b
 sed 's/^/#   peer A: /' /tmp/peer-a.out
 sed 's/^/#   peer B: /' /tmp/peer-b.out
@@ -178,11 +185,14 @@ wait_peers 0
 report $? "no connection left"
 
 # 3c. At the cap with no connection idle (a half-open one, which only the
-# connect timeout ends), a message of ours that needs a new connection
-# (to a nid with no connection) fails at once, counted as refused.
+# connect timeout ends: 15 s here, for the checks of a slow guest), a
+# message of ours that needs a new connection (to a nid with no
+# connection) fails at once, counted as refused.
 refused0=$(iface_stat peers: refused)
+timeout0=$(cat $params/connect_timeout_ms)
+set_param connect_timeout_ms 15000
 set_param max_conns 1
-"$peer" --src $src --no-establish --hold-ms 2000 "$node" >/tmp/peer.out 2>&1 &
+"$peer" --src $src --no-establish "${hold[@]}" "$node" >/tmp/peer.out 2>&1 &
 pid=$!
 wait_peers 1
 report $? "a half-open connection fills max_conns 1"
@@ -192,7 +202,9 @@ report $? "a put to another nid fails"
 sed 's/^/#   client: /' /tmp/client.out | head -5
 [ "$(($(iface_stat peers: refused) - ${refused0:-0}))" = 1 ]
 report $? "refused at the cap, not timed out (counted as refused)"
+kill -TERM $pid
 wait $pid
+set_param connect_timeout_ms "$timeout0"
 set_param max_conns "$max_conns0"
 wait_peers 0
 report $? "no connection left"

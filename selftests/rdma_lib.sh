@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Soft-RoCE for the guests' RDMA tests and benchmarks, and the helpers of
 # the RDMA tests (barrier, nid_of, rdma_res, iface_stat, iface_peers,
-# wait_peers, portals_clean); sourced, not run.
+# wait_peers, wait_stat, portals_clean); sourced, not run.
 #
 # rdma_rxe_up NETDEV [RXEDEV]: loads Soft-RoCE and the RDMA connection
 # manager and creates RXEDEV (default rxe0) over NETDEV, then waits until
@@ -108,6 +108,19 @@ wait_peers() {
 	for ((i = 0; i < ${2:-30} * 10; i++)); do
 		[ "$(iface_peers)" = "$1" ] && return 0
 		sleep 0.1
+	done
+	return 1
+}
+
+# wait_stat ROW NAME VALUE [SECONDS]: until interface 0's counter NAME
+# (in ROW of ptlctl -s iface show) is at least VALUE (at most SECONDS,
+# default 60).
+wait_stat() {
+	local i
+
+	for ((i = 0; i < ${4:-60} * 5; i++)); do
+		(($(iface_stat "$1" "$2") >= $3)) && return 0
+		sleep 0.2
 	done
 	return 1
 }

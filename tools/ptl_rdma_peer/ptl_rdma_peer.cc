@@ -22,6 +22,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
+#include <signal.h>
 #include <time.h>
 
 #include <cerrno>
@@ -398,9 +399,16 @@ bool Peer::Done() const {
   return now - all_out_ms_ >= o_.hold_ms;
 }
 
+// SIGTERM ends the hold early: a test holds connections for as long as
+// its checks take, then asks for the report.
+volatile sig_atomic_t g_stop = 0;
+
+void OnStop(int) { g_stop = 1; }
+
 void Peer::Run() {
   uint64_t start = NowMs();
   while (NowMs() - start < o_.timeout_ms) {
+    if (g_stop) return;
     if (outcomes_ == conns_.size() && !all_out_ms_) all_out_ms_ = NowMs();
     if (all_out_ms_ && Done()) return;
     pollfd pfd = {ch_->fd, POLLIN, 0};
@@ -446,7 +454,8 @@ void Usage(FILE* f) {
       "  --until-closes N    hold until N CLOSE frames came ...\n"
       "  --until-gone        ... or until the node dropped every connection\n"
       "  --flood N           send N data frames on each connection, credits or not\n"
-      "  --timeout-ms N      give up after N ms in all (60000)\n",
+      "  --timeout-ms N      give up after N ms in all (60000)\n"
+      "SIGTERM ends the hold at once; the report is printed as usual.\n",
       f);
 }
 
@@ -540,6 +549,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   setvbuf(stdout, nullptr, _IOLBF, 0);
+  struct sigaction sa = {};
+  sa.sa_handler = OnStop;
+  sigaction(SIGTERM, &sa, nullptr);
   Peer peer(o);
   if (!peer.Start()) return 1;
   peer.Run();
