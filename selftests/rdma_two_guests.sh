@@ -251,6 +251,7 @@ sink_gets() {
 
 # What the connections and the device say, after a failure.
 rdma_state() {
+	"$ptlctl" -s iface show 0 2>&1 | sed 's/^/#   /'
 	"$ptlctl" -s peer show iface 0 2>&1 | sed 's/^/#   /'
 	rdma res show qp 2>&1 | sed 's/^/#   /'
 	rdma statistic show link rxe0/1 2>&1 | tr -s ' ' | fold -w 160 | sed 's/^/#   /'

@@ -335,6 +335,10 @@ void Client::Handle(const ptl_event_t& ev, int rc) {
       if (ev.type == PTL_EVENT_UNLINK) return mailbox_.OnUnlink(ev);
       return Unexpected(ev, "on the mailbox");
     case kCtrlOut:
+      if (ev.type == PTL_EVENT_SEND_END && ev.ni_fail_type != PTL_NI_OK) {
+        errors_.failures++;
+        Complain("a control message to the server failed: %s", EventStr(ev).c_str());
+      }
       ctrl_.OnEvent(ev);
       return;
     default:
