@@ -6,6 +6,7 @@
 # Portals node to one end, sends the gap attack from the other, and prints
 #   held N       bytes the interface holds ahead of gaps (ooo_bytes)
 #   charged N    how much the cgroup's memory.current rose meanwhile
+#   kernel N     how much its kernel memory (memory.stat's kernel) rose
 #   expired N    frames that expired before the snapshot (ooo_expired)
 # then exits, leaving the namespace to be freed with its last process.
 set -u
@@ -16,25 +17,34 @@ echo "uid_map: $(cat /proc/self/uid_map)"
 $ip link add vu0 mtu 65535 type veth peer name vu1 mtu 65535 &&
 	$ip addr add 10.2.0.2/24 dev vu1 &&
 	$ip link set vu0 up && $ip link set vu1 up || exit 1
-# A veth drops what is sent before both ends have carrier.
+# A veth drops what is sent before both ends have carrier. Asked of ip,
+# not /sys/class/net: the sysfs mounted here is the initial namespace's.
+state() { $ip -o link show dev "$1" | grep -o 'state [A-Z]*'; }
 for _ in $(seq 100); do
-	[ "$(cat /sys/class/net/vu0/operstate)" = up ] &&
-		[ "$(cat /sys/class/net/vu1/operstate)" = up ] && break
+	[ "$(state vu0)" = "state UP" ] && [ "$(state vu1)" = "state UP" ] && break
 	sleep 0.1
 done
-echo "operstate: vu0 $(cat /sys/class/net/vu0/operstate), vu1 $(cat /sys/class/net/vu1/operstate)"
+echo "vu0 $(state vu0), vu1 $(state vu1)"
 "$ptlctl" iface bind 0 dev vu1 || exit 1
 mac=$($ip link show vu1 | awk '/link\/ether/ { print $2 }')
-c0=$(cat "$cg/memory.current")
+# The kernel memory the cgroup is charged for: memory.current also counts
+# page cache and the processes' own pages, which come and go meanwhile.
+kmem() { awk '$1 == "kernel" { print $2 }' "$cg/memory.stat"; }
+c0=$(cat "$cg/memory.current") k0=$(kmem)
 "$inject" gap -i vu0 --dst-nid 10.2.0.2 --dst-mac "$mac" --peers "$nids" --frames "$frames" \
 	--first-nid 0x0a020100 --gap-us "$gap_us" || exit 1
-# One snapshot of the interface, and the cgroup's charge right after it:
-# held is the snapshot's ooo_bytes (the row under "held:").
+# One snapshot of the interface, the cgroup's charge right after it, and
+# a second snapshot: held is the first's ooo_bytes (the row under
+# "held:"), expired the second's ooo_expired, so that a gap that expired
+# before the charge was read is seen.
 show=$("$ptlctl" -s iface show 0)
-c1=$(cat "$cg/memory.current")
+c1=$(cat "$cg/memory.current") k1=$(kmem)
+after=$("$ptlctl" -s iface show 0)
 echo "$show"
+grep -E '^(anon|file|kernel|slab|sock|percpu) ' "$cg/memory.stat" | sed 's/^/memory.stat: /'
 echo "memory.current: $c0 before, $c1 after; memory.max $(cat "$cg/memory.max")"
-held() { awk -v col="$1" 'row { print $col; exit } $1 == "held:" { row = 1 }' <<<"$show"; }
-echo "held $(held 1)"
-echo "expired $(held 3)"
+held() { awk -v col="$1" 'row { print $col; exit } $1 == "held:" { row = 1 }'; }
+echo "held $(held 1 <<<"$show")"
+echo "expired $(held 3 <<<"$after")"
 echo "charged $((c1 - c0))"
+[ -n "$k0" ] && [ -n "$k1" ] && echo "kernel $((k1 - k0))"
