@@ -86,6 +86,7 @@ class Server {
   void Credit(Peer& p);
   void TryFinalize(Peer& p, bool force);
   void SendReport(Peer& p);
+  void LetReportsLeave();
   Errors PeerErrors(const Peer& p) const;
   void CheckTimers();
   Peer* ById(uint32_t id);
@@ -209,13 +210,31 @@ int Server::Run() {
     else if (rc != PTL_EQ_EMPTY)
       DieWith(kExitUsage, "PtlEQPoll: %s", PtlErrorStr(rc));
   }
-  // Let the last reports leave (their SEND_END and UNLINK events).
-  int64_t until = NowNs() + int64_t{2000} * 1000000;
+  LetReportsLeave();
+  return Report();
+}
+
+// Waits for the last REPORTs' SEND_END and UNLINK events. A REPORT may
+// need a new connection first (the last one may have closed while idle),
+// so it gets as long as any other wait; one that has not left by then is
+// a failure said here: the process's exit would cancel it, and its client
+// would only see no REPORT.
+void Server::LetReportsLeave() {
+  ptl_event_t ev;
+  int which;
+  int wait_ms = stop_ ? 2000 : o_.timeout_ms;
+  int64_t until = NowNs() + int64_t{wait_ms} * 1000000;
   while (ctrl_.pending() && NowNs() < until) {
     int rc = PtlEQPoll(&eq_, 1, 50, &ev, &which);
     if (rc == PTL_OK || rc == PTL_EQ_DROPPED) Handle(ev, rc);
   }
-  return Report();
+  if (ctrl_.pending() && !stop_) {
+    global_.timeouts++;
+    Complain(
+        "%zu control message(s) to clients still had not left %d ms after the last client "
+        "finished",
+        ctrl_.pending(), wait_ms);
+  }
 }
 
 void Server::Unexpected(Peer* p, const ptl_event_t& ev, const char* why) {
