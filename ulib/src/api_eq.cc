@@ -3,12 +3,14 @@
 // PtlEQWaitFd.
 //
 // The ring is mapped read-only and read without a syscall (<p3api/eq_ring.h>);
-// only an empty PtlEQPoll/PtlEQWait sleeps in the kernel (PTL_IOC_EQ_WAIT).
+// only an empty PtlEQPoll/PtlEQWait sleeps in the kernel (PTL_IOC_EQ_WAIT),
+// after polling the rings for PTL_EQ_SPIN_US if the process asked for it.
 // Handlers run here, in the dequeuing thread, after the event was copied to
 // the caller (API reference 8.6).
 #include <portals3.h>
 #include <time.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
@@ -41,27 +43,63 @@ int Dequeue(ptl::Eq& eq, ptl_event_t* event, ptl_ioc_eq_watch* watch = nullptr) 
   return rc;
 }
 
-int64_t NowMs() {
+int64_t NowNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+int64_t NowMs() { return NowNs() / 1000000; }
+
+// One look at every EQ in array order, without a syscall; on PTL_EQ_EMPTY
+// `watches` holds what each reader expects next.
+int Scan(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int size,
+         ptl_event_t* event, int* which_eq) {
+  for (int i = 0; i < size; ++i) {
+    int rc = Dequeue(*eqs[i], event, &watches[i]);
+    if (rc != PTL_EQ_EMPTY) {
+      *which_eq = i;
+      return rc;
+    }
+  }
+  return PTL_EQ_EMPTY;
+}
+
+// Tells the CPU this is a spin (a sibling hyperthread gets the core).
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// Adaptive polling (PTL_EQ_SPIN_US): scans the rings until an event comes
+// or CLOCK_MONOTONIC reaches `until_ns`, reading the clock every few
+// scans (a scan is a lock and a load per EQ, the clock a vDSO call).
+int Spin(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int size, int64_t until_ns,
+         ptl_event_t* event, int* which_eq) {
+  constexpr unsigned kScansPerClockRead = 16;
+  for (unsigned n = 1;; ++n) {
+    CpuRelax();
+    int rc = Scan(eqs, watches, size, event, which_eq);
+    if (rc != PTL_EQ_EMPTY) return rc;
+    if (n % kScansPerClockRead == 0 && NowNs() >= until_ns) return PTL_EQ_EMPTY;
+  }
 }
 
 // PtlEQPoll on EQs already looked up (all of one NI, so of one device):
-// scans them in array order without a syscall, and sleeps in the kernel
-// (PTL_IOC_EQ_WAIT on `watches`) only when every one is empty.
+// scans them in array order without a syscall; when every one is empty,
+// polls them for the process's spin time (if any, and within the
+// timeout), then sleeps in the kernel (PTL_IOC_EQ_WAIT on `watches`).
 int Poll(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int size,
          ptl_time_t timeout, ptl_event_t* event, int* which_eq) {
   const bool forever = timeout == PTL_TIME_FOREVER;
   int64_t deadline = -1;  // computed when the first scan finds nothing
+  bool spun = false;
   for (;;) {
-    for (int i = 0; i < size; ++i) {
-      int rc = Dequeue(*eqs[i], event, &watches[i]);
-      if (rc != PTL_EQ_EMPTY) {
-        *which_eq = i;
-        return rc;
-      }
-    }
+    int rc = Scan(eqs, watches, size, event, which_eq);
+    if (rc != PTL_EQ_EMPTY) return rc;
 
     int64_t left = 0;
     if (!forever) {
@@ -71,6 +109,17 @@ int Poll(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int siz
       left = deadline - now;
       if (left <= 0) return PTL_EQ_EMPTY;
     }
+    // Once per call, before the first sleep: the spin never outlasts the
+    // caller's timeout, and what is left of it after the spin still holds.
+    if (!spun) {
+      spun = true;
+      if (const int64_t spin = Library::Instance().eq_spin_ns(); spin > 0) {
+        const int64_t budget = forever ? spin : std::min(spin, left * 1000000);
+        rc = Spin(eqs, watches, size, NowNs() + budget, event, which_eq);
+        if (rc != PTL_EQ_EMPTY) return rc;
+        continue;
+      }
+    }
     ptl_ioc_eq_wait args{};
     args.watches = reinterpret_cast<uintptr_t>(watches);
     args.count = static_cast<uint32_t>(size);
@@ -78,7 +127,7 @@ int Poll(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int siz
     args.timeout_ms =
         forever ? PTL_TIME_FOREVER
                 : static_cast<uint32_t>(left < PTL_TIME_FOREVER - 1 ? left : PTL_TIME_FOREVER - 1);
-    int rc = eqs[0]->device->CallRaw(PTL_IOC_EQ_WAIT, &args);
+    rc = eqs[0]->device->CallRaw(PTL_IOC_EQ_WAIT, &args);
     if (rc == -EINTR || rc == PTL_OK) continue;  // signal, or an event: look again
     if (rc == PTL_EQ_EMPTY) return PTL_EQ_EMPTY;
     if (rc == PTL_EQ_INVALID) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <p3/errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,6 +69,22 @@ bool AdoptLauncherFd(Device* out, int* max_interfaces, ptl_jid_t* jid) {
   return true;
 }
 
+// PTL_EQ_SPIN_US: microseconds a waiter polls its mapped rings for an
+// event before it sleeps in the kernel (adaptive polling, as busy-poll
+// sockets do: an event that is already on its way is taken without the
+// sleep and wake-up). Off unless set, and off where the process may run
+// on one CPU only: there the spin would hold the CPU that the sender, or
+// the softirq bringing the event, needs. Anything but a whole number up to
+// kMaxSpinUs is ignored.
+int64_t EqSpinNsFromEnv() {
+  constexpr unsigned long kMaxSpinUs = 1000000;
+  auto us = ParseNumber(std::getenv("PTL_EQ_SPIN_US"));
+  if (!us || *us == 0 || *us > kMaxSpinUs) return 0;
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0 || CPU_COUNT(&cpus) < 2) return 0;
+  return static_cast<int64_t>(*us) * 1000;
+}
+
 }  // namespace
 
 Library& Library::Instance() {
@@ -127,6 +144,7 @@ int Library::Init(int* max_interfaces) {
 
     device_ = std::make_shared<const Device>(std::move(device));
     owned_ = true;
+    eq_spin_ns_.store(EqSpinNsFromEnv(), std::memory_order_relaxed);
     max_interfaces_ = max_ifaces;
     *max_interfaces = max_interfaces_;
     return PTL_OK;

@@ -7,6 +7,8 @@
 #include <portals3.h>
 #include <sys/types.h>
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -70,6 +72,11 @@ class Library {
   // The EQ behind a handle, or nullptr.
   std::shared_ptr<Eq> FindEq(ptl_handle_eq_t handle);
 
+  // How long (ns) a waiter polls its mapped rings before it sleeps in the
+  // kernel: PTL_EQ_SPIN_US at PtlInit, 0 (sleep at once) unless set and
+  // the process may run on more than one CPU. Read without the lock.
+  int64_t eq_spin_ns() const { return eq_spin_ns_.load(std::memory_order_relaxed); }
+
   // PtlEQPoll's lookup, under one lock: the EQs behind handles[0..n).
   // PTL_NO_INIT, PTL_EQ_INVALID (n <= 0, or *bad names an unknown handle or
   // an EQ of another NI than the first's), or PTL_OK.
@@ -93,6 +100,7 @@ class Library {
   bool owned_ = false;
   int max_interfaces_ = 0;
   bool fd_env_consumed_ = false;
+  std::atomic<int64_t> eq_spin_ns_{0};
   State state_;
 };
 
