@@ -441,24 +441,29 @@ static int ptl_eq_scan(struct ptl_ni *ni, struct ptl_eq_mem *const *ems,
 	return PTL_EQ_EMPTY;
 }
 
-static long ptl_eq_timeout(u32 timeout_ms)
-{
-	if (timeout_ms == PTL_TIME_FOREVER)
-		return MAX_SCHEDULE_TIMEOUT;
-	return msecs_to_jiffies(timeout_ms);
-}
-
+/*
+ * A finite wait ends by an hrtimer on CLOCK_MONOTONIC, the clock the
+ * caller measures its timeout on, never early: a timer-wheel timeout in
+ * jiffies may end up to a jiffy early, and a 200 ms wait was seen to end
+ * after 185 (by the caller's clock) on a loaded PREEMPT_RT guest.
+ */
 static long ptl_eq_wait_on(struct ptl_ni *ni, struct ptl_eq_mem *const *ems,
 			   const struct ptl_ioc_eq_watch *w,
 			   struct ptl_ioc_eq_wait *args)
 {
 	int rc = PTL_EQ_EMPTY;
-	long left;
+	long ret;
 
-	left = wait_event_interruptible_timeout(ni->wake->wq,
-		(rc = ptl_eq_scan(ni, ems, w, args->count, &args->which)) !=
-		PTL_EQ_EMPTY, ptl_eq_timeout(args->timeout_ms));
-	if (left < 0)
+	if (args->timeout_ms == PTL_TIME_FOREVER)
+		ret = wait_event_interruptible(ni->wake->wq,
+			(rc = ptl_eq_scan(ni, ems, w, args->count,
+					  &args->which)) != PTL_EQ_EMPTY);
+	else
+		ret = wait_event_interruptible_hrtimeout(ni->wake->wq,
+			(rc = ptl_eq_scan(ni, ems, w, args->count,
+					  &args->which)) != PTL_EQ_EMPTY,
+			ms_to_ktime(args->timeout_ms));
+	if (ret == -ERESTARTSYS)
 		return -EINTR;	/* the library retries with the time left */
 	return rc;
 }
