@@ -88,38 +88,26 @@ int Spin(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int siz
   }
 }
 
-// PtlEQPoll on EQs already looked up (all of one NI, so of one device):
-// scans them in array order without a syscall; when every one is empty,
-// polls them for the process's spin time (if any, and within the
-// timeout), then sleeps in the kernel (PTL_IOC_EQ_WAIT on `watches`).
-int Poll(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int size,
-         ptl_time_t timeout, ptl_event_t* event, int* which_eq) {
+// The slow part of PtlEQPoll, once a scan found every EQ empty and the
+// caller will wait: polls them for the process's spin time (if any, and
+// within the timeout), then sleeps in the kernel (PTL_IOC_EQ_WAIT on
+// `watches`) until an event, the timeout or an error. Kept out of line so
+// that a poll that finds an event carries none of it.
+[[gnu::noinline]] int Wait(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int size,
+                           ptl_time_t timeout, ptl_event_t* event, int* which_eq) {
   const bool forever = timeout == PTL_TIME_FOREVER;
-  int64_t deadline = -1;  // computed when the first scan finds nothing
-  bool spun = false;
-  for (;;) {
-    int rc = Scan(eqs, watches, size, event, which_eq);
+  const int64_t deadline = forever ? 0 : NowMs() + timeout;
+  int64_t left = timeout;  // until the clock says otherwise: one read per sleep
+  // Once per call, before the first sleep: the spin never outlasts the
+  // caller's timeout, and what is left of it after the spin still holds.
+  if (const int64_t spin = Library::Instance().eq_spin_ns(); spin > 0) {
+    const int64_t budget = forever ? spin : std::min(spin, int64_t{timeout} * 1000000);
+    int rc = Spin(eqs, watches, size, NowNs() + budget, event, which_eq);
     if (rc != PTL_EQ_EMPTY) return rc;
-
-    int64_t left = 0;
-    if (!forever) {
-      if (timeout == 0) return PTL_EQ_EMPTY;  // contract 11, no clock
-      const int64_t now = NowMs();
-      if (deadline < 0) deadline = now + timeout;
-      left = deadline - now;
-      if (left <= 0) return PTL_EQ_EMPTY;
-    }
-    // Once per call, before the first sleep: the spin never outlasts the
-    // caller's timeout, and what is left of it after the spin still holds.
-    if (!spun) {
-      spun = true;
-      if (const int64_t spin = Library::Instance().eq_spin_ns(); spin > 0) {
-        const int64_t budget = forever ? spin : std::min(spin, left * 1000000);
-        rc = Spin(eqs, watches, size, NowNs() + budget, event, which_eq);
-        if (rc != PTL_EQ_EMPTY) return rc;
-        continue;
-      }
-    }
+    if (!forever) left = deadline - NowMs();
+  }
+  for (;;) {
+    if (!forever && left <= 0) return PTL_EQ_EMPTY;
     ptl_ioc_eq_wait args{};
     args.watches = reinterpret_cast<uintptr_t>(watches);
     args.count = static_cast<uint32_t>(size);
@@ -127,15 +115,29 @@ int Poll(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int siz
     args.timeout_ms =
         forever ? PTL_TIME_FOREVER
                 : static_cast<uint32_t>(left < PTL_TIME_FOREVER - 1 ? left : PTL_TIME_FOREVER - 1);
-    rc = eqs[0]->device->CallRaw(PTL_IOC_EQ_WAIT, &args);
-    if (rc == -EINTR || rc == PTL_OK) continue;  // signal, or an event: look again
+    int rc = eqs[0]->device->CallRaw(PTL_IOC_EQ_WAIT, &args);
     if (rc == PTL_EQ_EMPTY) return PTL_EQ_EMPTY;
     if (rc == PTL_EQ_INVALID) {
       *which_eq = args.which;
       return PTL_EQ_INVALID;
     }
-    return rc < 0 ? ptl::Device::ErrnoToPortals(rc) : rc;
+    if (rc != -EINTR && rc != PTL_OK) return rc < 0 ? ptl::Device::ErrnoToPortals(rc) : rc;
+    // A signal, or an event: look again.
+    rc = Scan(eqs, watches, size, event, which_eq);
+    if (rc != PTL_EQ_EMPTY) return rc;
+    if (!forever) left = deadline - NowMs();
   }
+}
+
+// PtlEQPoll on EQs already looked up (all of one NI, so of one device):
+// scans them in array order without a syscall, and waits (Wait) only
+// when every one is empty and the timeout is not 0 (contract 11: then
+// no clock is read either).
+int Poll(const std::shared_ptr<ptl::Eq>* eqs, ptl_ioc_eq_watch* watches, int size,
+         ptl_time_t timeout, ptl_event_t* event, int* which_eq) {
+  int rc = Scan(eqs, watches, size, event, which_eq);
+  if (rc != PTL_EQ_EMPTY || timeout == 0) return rc;
+  return Wait(eqs, watches, size, timeout, event, which_eq);
 }
 
 }  // namespace
