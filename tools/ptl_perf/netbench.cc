@@ -67,6 +67,7 @@
 #include <string>
 #include <vector>
 
+#include "insn_census/insn_mark.h"
 #include "ptl_tool/die.h"
 #include "ptl_tool/parse.h"
 
@@ -848,6 +849,7 @@ struct Options {
   std::string tsv;
   std::string timed_window;  // where to note each latency test's timed loop
   int jitter = 0;            // spin up to this many loop turns before each round trip
+  bool insn_marks = false;   // insn_census marker around each timed loop
 };
 
 void Usage() {
@@ -874,6 +876,9 @@ void Usage() {
       "  --jitter=N           spin 0..N-1 loop turns (pseudo-random) before each timed\n"
       "                       round trip, untimed: a sampling profiler then sees every\n"
       "                       phase of the round trip (default 0)\n"
+      "  --insn-marks         execute insn_census's marker before and after each\n"
+      "                       latency test's timed round trips (an instruction\n"
+      "                       census, tools/testing/bench/insn-budget; a no-op elsewhere)\n"
       "  --no-latency, --no-bandwidth\n",
       kDefaultPort);
 }
@@ -920,6 +925,8 @@ Options Parse(int argc, char** argv, int first) {
       o.tsv = v;
     } else if ((v = val("--timed-window"))) {
       o.timed_window = v;
+    } else if (a == "--insn-marks") {
+      o.insn_marks = true;
     } else if ((v = val("--jitter"))) {
       o.jitter = std::atoi(v);
     } else if (a == "--no-latency") {
@@ -1159,6 +1166,7 @@ class Client {
     for (int i = 0; i < o_.warmup + o_.iters; i++) {
       if (o_.jitter)
         ptl_netbench_jitter_spin(NextJitter(&jitter_state) % static_cast<uint32_t>(o_.jitter));
+      if (i == o_.warmup && o_.insn_marks) insn_census::Mark();
       int64_t t0 = NowNs();
       ep.Send(n);
       ep.Recv(n);
@@ -1167,6 +1175,7 @@ class Client {
       if (i >= o_.warmup) rt.push_back(t1 - t0);
       timed_end = t1;
     }
+    if (o_.insn_marks) insn_census::Mark();
     NoteTimedWindow(t, n, timed_start, timed_end);
     Fill(tx, n, seed + 2);
     ep.Send(n);
