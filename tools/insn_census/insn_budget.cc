@@ -1,6 +1,6 @@
 // insn_budget: turns insn_census snapshots into instructions per function.
 //
-//   insn_budget --kallsyms FILE [--maps FILE] [--root DIR] --per N
+//   insn_budget --kallsyms FILE [--maps FILE] [--root DIR] [--calls] --per N
 //               BEFORE AFTER [BEFORE2 AFTER2]
 //
 // With one pair, each address's count is AFTER - BEFORE. With two pairs
@@ -12,7 +12,9 @@
 // booted with norandmaps, so every process of the same binary has the same
 // layout) and the ELF symbol tables of the mapped files (read under --root,
 // default /). Output, most first: instructions per iteration, function,
-// where (module or file), tab-separated, then a total line.
+// where (module or file), tab-separated, and with --calls the calls per
+// iteration (the count of the function's first instruction; a function
+// that loops back to its entry counts too), then a total line.
 #include <elf.h>
 
 #include <algorithm>
@@ -170,10 +172,15 @@ class Namer {
   Namer(std::vector<Symbol> kernel, std::vector<Mapping> maps, std::string root)
       : kernel_(std::move(kernel)), maps_(std::move(maps)), root_(std::move(root)) {}
 
-  std::pair<std::string, std::string> Name(uint64_t addr) {
+  // The function holding @addr and where it lives; *entry: @addr is the
+  // function's first instruction (its count is the function's calls).
+  std::pair<std::string, std::string> Name(uint64_t addr, bool* entry) {
+    *entry = false;
     if (addr >= 0xffff800000000000ULL) {
       const Symbol* s = Find(kernel_, addr);
-      return s ? std::pair{s->name, s->where} : std::pair{std::string("?kernel"), std::string()};
+      if (!s) return {"?kernel", ""};
+      *entry = s->addr == addr;
+      return {s->name, s->where};
     }
     for (const Mapping& m : maps_) {
       if (addr < m.start || addr >= m.end) continue;
@@ -183,7 +190,9 @@ class Namer {
       const uint64_t off = addr - m.start + m.offset;
       for (const auto& seg : elf->segments) {
         if (off < seg.offset || off >= seg.offset + seg.size) continue;
-        const Symbol* s = Find(elf->syms, off - seg.offset + seg.vaddr);
+        const uint64_t vaddr = off - seg.offset + seg.vaddr;
+        const Symbol* s = Find(elf->syms, vaddr);
+        *entry = s && s->addr == vaddr;
         return {s ? s->name : "?", Base(m.path)};
       }
       return {"?", Base(m.path)};
@@ -216,6 +225,7 @@ class Namer {
 int main(int argc, char** argv) {
   std::string kallsyms, maps, root;
   double per = 1;
+  bool calls = false;
   std::vector<std::string> snaps;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
@@ -229,13 +239,15 @@ int main(int argc, char** argv) {
       maps = value();
     else if (a == "--root")
       root = value();
+    else if (a == "--calls")
+      calls = true;
     else if (a == "--per")
       per = std::stod(value());
     else
       snaps.push_back(a);
   }
   if (kallsyms.empty() || (snaps.size() != 2 && snaps.size() != 4) || per <= 0)
-    Die("usage: insn_budget --kallsyms FILE [--maps FILE] [--root DIR] --per N "
+    Die("usage: insn_budget --kallsyms FILE [--maps FILE] [--root DIR] [--calls] --per N "
         "BEFORE AFTER [BEFORE2 AFTER2]");
   auto delta = Delta(ReadSnapshot(snaps[0]), ReadSnapshot(snaps[1]));
   if (snaps.size() == 4) {
@@ -244,18 +256,28 @@ int main(int argc, char** argv) {
     delta = std::move(second);
   }
   Namer namer(ReadKallsyms(kallsyms), ReadMaps(maps), root);
-  std::map<std::pair<std::string, std::string>, int64_t> per_function;
+  struct Tally {
+    int64_t insns = 0, calls = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Tally> per_function;
   int64_t total = 0;
   for (const auto& [addr, n] : delta) {
-    per_function[namer.Name(addr)] += n;
+    bool entry;
+    Tally& t = per_function[namer.Name(addr, &entry)];
+    t.insns += n;
+    if (entry) t.calls += n;
     total += n;
   }
-  std::vector<std::pair<int64_t, std::pair<std::string, std::string>>> rows;
-  for (const auto& [fn, n] : per_function)
-    if (n != 0) rows.push_back({n, fn});
-  std::sort(rows.begin(), rows.end(), [](auto& x, auto& y) { return x.first > y.first; });
-  for (const auto& [n, fn] : rows)
-    std::printf("%.1f\t%s\t%s\n", n / per, fn.first.c_str(), fn.second.c_str());
+  std::vector<std::pair<Tally, std::pair<std::string, std::string>>> rows;
+  for (const auto& [fn, t] : per_function)
+    if (t.insns != 0 || t.calls != 0) rows.push_back({t, fn});
+  std::sort(rows.begin(), rows.end(),
+            [](auto& x, auto& y) { return x.first.insns > y.first.insns; });
+  for (const auto& [t, fn] : rows) {
+    std::printf("%.1f\t%s\t%s", t.insns / per, fn.first.c_str(), fn.second.c_str());
+    if (calls) std::printf("\t%.2f", t.calls / per);
+    std::printf("\n");
+  }
   std::printf("%.1f\ttotal\t\n", total / per);
   return 0;
 }
