@@ -52,6 +52,7 @@
 #include <string>
 #include <vector>
 
+#include "insn_census/insn_mark.h"
 #include "ptl_tool/die.h"
 #include "ptl_tool/parse.h"
 
@@ -147,6 +148,7 @@ struct Options {
       "portals", "portals-update", "portals-bind", "unix", "pipe", "udp", "tcp", "shm"};
   int iters = 200;             // timed round trips per latency size
   int warmup = 10;             // untimed round trips before them
+  bool insn_marks = false;     // insn_census marker around each timed loop
   size_t bw_bytes = 16 * MiB;  // streamed per bandwidth size (message count clamped to 4..1000)
   int window = 16;             // portals streaming: puts in flight before a credit is needed
   bool ack = false;            // portals: request ACKs and wait for them
@@ -163,6 +165,9 @@ void Usage() {
       "  --bw-sizes=LIST      bandwidth sizes (default 64K,256K,1M,4M; max 64M)\n"
       "  --iters=N            timed round trips per latency size (default 200)\n"
       "  --warmup=N           untimed round trips first (default 10)\n"
+      "  --insn-marks         execute insn_census's marker before and after each\n"
+      "                       latency test's timed round trips (an instruction\n"
+      "                       census, tools/testing/bench/insn-budget; a no-op elsewhere)\n"
       "  --bw-bytes=SIZE      bytes streamed per bandwidth size (default 16M;\n"
       "                       the message count is clamped to 4..1000)\n"
       "  --window=N           portals streaming window, credits every N/2 (default 16)\n"
@@ -207,6 +212,8 @@ Options Parse(int argc, char** argv) {
       o.window = std::atoi(v);
     } else if ((v = val("--transports"))) {
       o.transports = ptl::tool::SplitList(v);
+    } else if (a == "--insn-marks") {
+      o.insn_marks = true;
     } else if (a == "--ack") {
       o.ack = true;
     } else if (a == "--no-latency") {
@@ -806,6 +813,7 @@ LatResult Latency(const Pair& pr, Endpoint& ep, const std::string& t, size_t n, 
   half.reserve(o.iters);
   for (int i = 0; i < o.warmup + o.iters; i++) {
     if (pr.parent) {
+      if (i == o.warmup && o.insn_marks) insn_census::Mark();
       int64_t t0 = NowNs();
       ep.Send(n);
       ep.Recv(n);
@@ -816,6 +824,7 @@ LatResult Latency(const Pair& pr, Endpoint& ep, const std::string& t, size_t n, 
       ep.Send(n);
     }
   }
+  if (pr.parent && o.insn_marks) insn_census::Mark();
   verified_round(seed + 2);
   pr.Barrier();
   LatResult r;
