@@ -857,6 +857,71 @@ TEST_F(api, eq_free_checks_handles_and_is_allowed_while_mds_name_it)
 	EXPECT_EQ(-1, ptl_st_check(self->buf, 16, 3, 0));
 }
 
+/*
+ * libptl-user remembers each thread's last EQ and device lookups; what it
+ * remembers must never outlive the object. Looked up while alive, then
+ * freed (alone, or with its NI): invalid, not empty.
+ */
+TEST_F(api, eq_lookups_remembered_by_a_thread_end_with_the_eq)
+{
+	ptl_handle_eq_t eq;
+	ptl_event_t ev;
+	int which;
+
+	ASSERT_EQ(PTL_OK, PtlEQAlloc(self->ni, 8, PTL_EQ_HANDLER_NONE, &eq));
+	EXPECT_EQ(PTL_EQ_EMPTY, PtlEQGet(eq, &ev));
+	EXPECT_EQ(PTL_EQ_EMPTY, PtlEQPoll(&eq, 1, 0, &ev, &which));
+	ASSERT_EQ(PTL_OK, PtlEQFree(eq));
+	EXPECT_EQ(PTL_EQ_INVALID, PtlEQGet(eq, &ev));
+	EXPECT_EQ(PTL_EQ_INVALID, PtlEQPoll(&eq, 1, 0, &ev, &which));
+	EXPECT_EQ(PTL_EQ_INVALID, PtlEQWait(eq, &ev));
+
+	EXPECT_EQ(PTL_EQ_EMPTY, PtlEQPoll(&self->eq, 1, 0, &ev, &which));
+	ASSERT_EQ(PTL_OK, PtlNIFini(self->ni));
+	EXPECT_EQ(PTL_EQ_INVALID, PtlEQPoll(&self->eq, 1, 0, &ev, &which));
+	EXPECT_EQ(PTL_EQ_INVALID, PtlEQGet(self->eq, &ev));
+}
+
+struct remembering_thread {
+	ptl_handle_eq_t eq;
+	pthread_barrier_t looked, freed;
+	int before, after;
+};
+
+static void *poll_before_and_after_free(void *arg)
+{
+	struct remembering_thread *t = arg;
+	ptl_event_t ev;
+	int which;
+
+	t->before = PtlEQPoll(&t->eq, 1, 0, &ev, &which);
+	pthread_barrier_wait(&t->looked);
+	pthread_barrier_wait(&t->freed);
+	t->after = PtlEQPoll(&t->eq, 1, 0, &ev, &which);
+	return NULL;
+}
+
+/* Freed by another thread than the one that remembers it. */
+TEST_F(api, an_eq_freed_by_one_thread_is_invalid_in_another)
+{
+	struct remembering_thread t = { .before = -1, .after = -1 };
+	pthread_t thread;
+
+	ASSERT_EQ(PTL_OK, PtlEQAlloc(self->ni, 8, PTL_EQ_HANDLER_NONE, &t.eq));
+	ASSERT_EQ(0, pthread_barrier_init(&t.looked, NULL, 2));
+	ASSERT_EQ(0, pthread_barrier_init(&t.freed, NULL, 2));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, poll_before_and_after_free,
+				    &t));
+	pthread_barrier_wait(&t.looked);
+	EXPECT_EQ(PTL_OK, PtlEQFree(t.eq));
+	pthread_barrier_wait(&t.freed);
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	EXPECT_EQ(PTL_EQ_EMPTY, t.before);
+	EXPECT_EQ(PTL_EQ_INVALID, t.after);
+	pthread_barrier_destroy(&t.looked);
+	pthread_barrier_destroy(&t.freed);
+}
+
 TEST_F(api, eq_get_reports_empty_and_checks_arguments)
 {
 	ptl_event_t ev;

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <new>
 
 namespace ptl {
 
@@ -87,6 +88,57 @@ int64_t EqSpinNsFromEnv() {
 
 }  // namespace
 
+namespace {
+
+// The last answers of device() and of a one-EQ lookup in this thread, and
+// the library generation they were read at (Library::Invalidate). A small
+// message's every call looks up the same device and the same EQ: the cache
+// spares it the library lock and the map (issue 23's budget: 12 lock pairs
+// per round trip). The references it holds keep a freed EQ's mapping and a
+// finished library's descriptor open until this thread's next lookup or
+// its exit; the answer itself is never stale, since a generation read
+// after the change makes the thread ask again under the lock.
+struct LookupCache {
+  uint64_t generation = 0;
+  std::shared_ptr<const Device> device;  // valid at `generation`, or empty
+  ptl_handle_eq_t eq_handle = PTL_EQ_NONE;
+  std::shared_ptr<Eq> eq;  // eq_handle's EQ at `generation`, or empty
+};
+
+// On the heap, freed by a thread-specific key's destructor when a thread
+// exits, and never for the main thread: a thread_local object would be
+// destroyed at exit() before the atexit handlers, which may still call the
+// API (PtlFini from an atexit handler is common).
+thread_local LookupCache* t_lookups = nullptr;
+pthread_key_t g_lookups_key;
+bool g_lookups_key_ok = false;
+
+void FreeLookups(void* cache) {
+  delete static_cast<LookupCache*>(cache);
+  t_lookups = nullptr;
+}
+
+// The calling thread's cache, emptied if `generation` moved on since it
+// was filled; nullptr if there is none (no memory, no key): look up under
+// the lock.
+LookupCache* Lookups(uint64_t generation) {
+  LookupCache* c = t_lookups;
+  if (!c) {
+    if (!g_lookups_key_ok) return nullptr;
+    c = new (std::nothrow) LookupCache;
+    if (!c) return nullptr;
+    if (pthread_setspecific(g_lookups_key, c) != 0) {
+      delete c;
+      return nullptr;
+    }
+    t_lookups = c;
+  }
+  if (c->generation != generation) *c = LookupCache{generation, nullptr, PTL_EQ_NONE, nullptr};
+  return c;
+}
+
+}  // namespace
+
 Library& Library::Instance() {
   // Never destroyed: API calls from atexit handlers must stay safe.
   static Library* library = new Library();
@@ -94,6 +146,7 @@ Library& Library::Instance() {
 }
 
 Library::Library() {
+  g_lookups_key_ok = pthread_key_create(&g_lookups_key, FreeLookups) == 0;
   pthread_atfork(&Library::BeforeFork, &Library::AfterForkInParent, &Library::AfterForkInChild);
 }
 
@@ -106,6 +159,7 @@ void Library::AfterForkInChild() {
   // The descriptor and the EQ mappings are the parent's: the child keeps
   // them open (closing is the parent's business) but no longer uses them.
   lib.owned_ = false;
+  lib.Invalidate();
   lib.mutex_.unlock();
 }
 
@@ -144,6 +198,7 @@ int Library::Init(int* max_interfaces) {
 
     device_ = std::make_shared<const Device>(std::move(device));
     owned_ = true;
+    Invalidate();
     eq_spin_ns_.store(EqSpinNsFromEnv(), std::memory_order_relaxed);
     max_interfaces_ = max_ifaces;
     *max_interfaces = max_interfaces_;
@@ -169,25 +224,50 @@ void Library::Fini() {
   device_.reset();
   state_ = State();
   owned_ = false;
+  Invalidate();
+  if (t_lookups) *t_lookups = {};  // this thread lets go of the descriptor now
 }
 
 Library::DeviceRef Library::device() const {
+  if (LookupCache* c = Lookups(generation()); c && c->device) return c->device;
   std::lock_guard lock(mutex_);
   if (!Live()) return nullptr;
+  // Filled at the generation read under the lock: a change after the one
+  // read above leaves the cache stale and the next call asks again.
+  if (LookupCache* c = Lookups(generation())) c->device = device_;
   return device_;
 }
 
 std::shared_ptr<Eq> Library::FindEq(ptl_handle_eq_t handle) {
-  std::lock_guard lock(mutex_);
-  if (!Live()) return nullptr;
-  auto it = state_.eqs.find(handle);
-  return it == state_.eqs.end() ? nullptr : it->second;
+  std::shared_ptr<Eq> eq;
+  int bad;
+  return FindEqs(&handle, 1, &eq, &bad) == PTL_OK ? eq : nullptr;
 }
 
 int Library::FindEqs(const ptl_handle_eq_t* handles, int n, std::shared_ptr<Eq>* eqs, int* bad) {
+  if (n == 1) {
+    LookupCache* c = Lookups(generation());
+    if (c && c->eq && c->eq_handle == handles[0]) {
+      eqs[0] = c->eq;
+      return PTL_OK;
+    }
+  }
   std::lock_guard lock(mutex_);
   if (!Live()) return PTL_NO_INIT;
   if (n <= 0) return PTL_EQ_INVALID;
+  if (n == 1) {
+    auto it = state_.eqs.find(handles[0]);
+    if (it == state_.eqs.end()) {
+      *bad = 0;
+      return PTL_EQ_INVALID;
+    }
+    if (LookupCache* c = Lookups(generation())) {
+      c->eq_handle = handles[0];
+      c->eq = it->second;
+    }
+    eqs[0] = it->second;
+    return PTL_OK;
+  }
   for (int i = 0; i < n; ++i) {
     auto it = state_.eqs.find(handles[i]);
     if (it == state_.eqs.end() || (i > 0 && it->second->ni != eqs[0]->ni)) {

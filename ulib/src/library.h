@@ -61,11 +61,14 @@ class Library {
 
   // Runs f(State&) under the library lock if the library is initialised in
   // this process and returns true; returns false (PTL_NO_INIT) otherwise.
+  // f may change what a lookup answers, so the threads' lookup caches are
+  // invalidated.
   template <typename F>
   bool WithState(F&& f) {
     std::lock_guard lock(mutex_);
     if (!Live()) return false;
     f(state_);
+    Invalidate();
     return true;
   }
 
@@ -79,12 +82,19 @@ class Library {
 
   // PtlEQPoll's lookup, under one lock: the EQs behind handles[0..n).
   // PTL_NO_INIT, PTL_EQ_INVALID (n <= 0, or *bad names an unknown handle or
-  // an EQ of another NI than the first's), or PTL_OK.
+  // an EQ of another NI than the first's), or PTL_OK. One handle is
+  // answered from the calling thread's cache while nothing has changed.
   int FindEqs(const ptl_handle_eq_t* handles, int n, std::shared_ptr<Eq>* eqs, int* bad);
 
  private:
   Library();
   bool Live() const;  // caller holds mutex_
+  // Every change to what device() or an EQ lookup answers (PtlInit,
+  // PtlFini, an EQ or NI gone, fork) bumps generation_ under mutex_; a
+  // thread's cached answer is good while the generation it was read at is
+  // current. Caller holds mutex_.
+  void Invalidate() { generation_.fetch_add(1, std::memory_order_release); }
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
   // fork() handlers: the library lock is held across fork so the child gets
   // it in a consistent state, and the child forgets its parent's library.
@@ -101,6 +111,7 @@ class Library {
   int max_interfaces_ = 0;
   bool fd_env_consumed_ = false;
   std::atomic<int64_t> eq_spin_ns_{0};
+  std::atomic<uint64_t> generation_{1};  // 0 is never current: an empty cache
   State state_;
 };
 
