@@ -1,9 +1,9 @@
 #!/bin/bash
-# insn_budget_test.sh INSN_BUDGET ELF: insn_budget's arithmetic and naming
-# on made-up snapshots. ELF is any program of ours (its `main` is named
-# through a made-up /proc/PID/maps line).
+# insn_budget_test.sh INSN_BUDGET: insn_budget's arithmetic and naming
+# on made-up snapshots; user addresses are named from insn_budget's own
+# symbols (its `main`, through a made-up /proc/PID/maps line).
 set -euo pipefail
-budget=$1 elf=$2
+budget=$1 elf=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail=0
@@ -73,7 +73,8 @@ fi
 # User addresses through a maps line and the ELF's symbols.
 main=$(nm --defined-only "$elf" | awk '$3 == "main" { print $1 }')
 base=555555554000
-printf '%s-%s r-xp 00001000 00:00 0 %s\n' 555555555000 555555556000 "$(realpath "$elf")" >"$dir/maps"
+# The whole file mapped from offset 0 (a PIE's text: vaddr == file offset).
+printf '%s-%s r-xp 00000000 00:00 0 %s\n' 555555554000 555555d54000 "$(realpath "$elf")" >"$dir/maps"
 printf '%x 0\n' $((0x$base + 0x$main)) >"$dir/u.0"
 printf '%x 7\n' $((0x$base + 0x$main)) >"$dir/u.1"
 printf '%x 3\n' 0x7fff00000000 >>"$dir/u.1"

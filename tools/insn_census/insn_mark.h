@@ -1,7 +1,7 @@
 // The marker that insn_census's plugin watches for: an instruction no
 // compiler emits, `nopl 0x50544c4d(%rax)` ("MLTP" as its displacement).
-// The guest executes it (insn_mark) to tell the plugin "take a snapshot
-// of every counter now"; it does nothing else.
+// A benchmark executes it (Mark(), --insn-marks) to tell the plugin "take
+// a snapshot of every counter now"; it does nothing else.
 #ifndef PTL_INSN_CENSUS_INSN_MARK_H
 #define PTL_INSN_CENSUS_INSN_MARK_H
 
