@@ -86,10 +86,6 @@ int64_t EqSpinNsFromEnv() {
   return static_cast<int64_t>(*us) * 1000;
 }
 
-}  // namespace
-
-namespace {
-
 // The last answers of device() and of a one-EQ lookup in this thread, and
 // the library generation they were read at (Library::Invalidate). A small
 // message's every call looks up the same device and the same EQ: the cache
@@ -255,19 +251,6 @@ int Library::FindEqs(const ptl_handle_eq_t* handles, int n, std::shared_ptr<Eq>*
   std::lock_guard lock(mutex_);
   if (!Live()) return PTL_NO_INIT;
   if (n <= 0) return PTL_EQ_INVALID;
-  if (n == 1) {
-    auto it = state_.eqs.find(handles[0]);
-    if (it == state_.eqs.end()) {
-      *bad = 0;
-      return PTL_EQ_INVALID;
-    }
-    if (LookupCache* c = Lookups(generation())) {
-      c->eq_handle = handles[0];
-      c->eq = it->second;
-    }
-    eqs[0] = it->second;
-    return PTL_OK;
-  }
   for (int i = 0; i < n; ++i) {
     auto it = state_.eqs.find(handles[i]);
     if (it == state_.eqs.end() || (i > 0 && it->second->ni != eqs[0]->ni)) {
@@ -275,6 +258,12 @@ int Library::FindEqs(const ptl_handle_eq_t* handles, int n, std::shared_ptr<Eq>*
       return PTL_EQ_INVALID;
     }
     eqs[i] = it->second;
+  }
+  if (n == 1) {
+    if (LookupCache* c = Lookups(generation())) {
+      c->eq_handle = handles[0];
+      c->eq = eqs[0];
+    }
   }
   return PTL_OK;
 }
