@@ -199,9 +199,14 @@ int Server::Run() {
     int rc;
     while ((rc = PtlEQGet(eq_, &ev)) == PTL_OK || rc == PTL_EQ_DROPPED) Handle(ev, rc);
     if (rc != PTL_EQ_EMPTY) DieWith(kExitUsage, "PtlEQGet: %s", PtlErrorStr(rc));
-    // The queue ran empty: release everything verified so far.
-    for (auto& p : peers_)
+    // The queue ran empty: release everything verified so far, and finish
+    // a client whose FIN came before the last events of its traffic (a
+    // get's GET_END completes at the reply's send, which may be handled
+    // after the initiator's next message: nothing orders the two).
+    for (auto& p : peers_) {
       if (!p->done && p->puts.Accounted() > p->credited) Credit(*p);
+      TryFinalize(*p, false);
+    }
     CheckTimers();
     if (stop_ || done_ >= o_.clients) break;
     rc = PtlEQPoll(&eq_, 1, 100, &ev, &which);
