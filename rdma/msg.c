@@ -404,18 +404,20 @@ static void __prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg)
 }
 
 /*
- * Queues the request @msg on @conn; -ENOTCONN if the connection is going
- * away, -EAGAIN if it is being closed for idleness (close.c).
+ * Queues the request @msg on @conn; -EAGAIN if it is being closed for
+ * idleness (close.c), -ENOTCONN if it failed. Closing comes first: the
+ * handshake may have ended a connection prd_conn_get() found open, and
+ * the message then belongs on a new one, not failed.
  */
 int prd_enqueue(struct prd_conn *conn, struct ptl_msg *msg)
 {
 	int err = 0;
 
 	spin_lock_bh(&conn->lock);
-	if (conn->state == PRD_CONN_DEAD) {
-		err = -ENOTCONN;
-	} else if (conn->closing) {
+	if (conn->closing) {
 		err = -EAGAIN;
+	} else if (conn->state == PRD_CONN_DEAD) {
+		err = -ENOTCONN;
 	} else {
 		__prd_enqueue(conn, msg);
 		__prd_kick(conn);
