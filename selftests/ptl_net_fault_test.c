@@ -35,17 +35,19 @@
 
 #define PT		5
 #define MSG_BYTES	(1 << 20)
-#define NMSGS		8
+#define NMSGS		16
 
 /*
  * The mid-transfer cases' link: netem on va's egress, 16 Mbit/s, so the
- * NMSGS puts take about 4.5 s (one about 0.55 s) however the guest's
+ * NMSGS puts take about 9 s (one about 0.55 s) however the guest's
  * threads and softirqs are scheduled. Without it, on PREEMPT_RT a
  * PtlPutRegion() can return with its message delivered (the softirqs
  * its own local_bh_enable() finds pending run in its context), and all
  * eight puts were once done before a fault 20 ms later took effect.
  * netem's queue (limit, in frames) stays under 1 s, well inside the
- * 2 s peer timeout.
+ * 2 s peer timeout. Sixteen, not eight: injecting a fault (a shell and
+ * ip or ptlctl) took up to 4.3 s in a guest beside others, and eight
+ * puts were then all done before it took effect.
  */
 #define SLOW_LINK	"/sbin/tc qdisc replace dev va root netem rate 16mbit limit 1000"
 
