@@ -23,7 +23,10 @@
 #   netns_teardown                 undoes either, reporting the unbind and
 #                                  the unload (TAP: report, from tap.sh)
 #   counters_save                  notes ptl.ko's object counters
-#   counters_back                  prints those that moved since; false if any
+#   counters_back                  prints those that moved since and did
+#                                  not come back within 10 s (a response
+#                                  keeps its NI until the transport has it
+#                                  acknowledged, a resend away); false if any
 #   jnum KEY                       the first integer value of "KEY" in JSON
 #                                  on stdin (ptlctl -j)
 #   a_iface KEY, b_iface KEY       a number (counters included) of interface
@@ -60,17 +63,27 @@ counters_save() {
 	done
 }
 
-counters_back() {
-	local c now rc=0
+# counters_moved: prints ptl.ko's counters that differ from counters_save's.
+counters_moved() {
+	local c now
 
 	for c in $counters; do
 		now=$(cat "/sys/class/misc/portals/$c")
-		if [ "$now" != "${counters_before[$c]}" ]; then
+		[ "$now" = "${counters_before[$c]}" ] ||
 			echo "# $c: ${counters_before[$c]} before, $now after"
-			rc=1
-		fi
 	done
-	return $rc
+}
+
+counters_back() {
+	local i moved
+
+	for ((i = 0; i < 50; i++)); do
+		moved=$(counters_moved)
+		[ -z "$moved" ] && return 0
+		sleep 0.2
+	done
+	echo "$moved"
+	return 1
 }
 
 jnum() { grep -oE "\"$1\": *[0-9]+" | head -n 1 | grep -oE '[0-9]+$'; }

@@ -133,8 +133,10 @@ echo "# uid $user, unshare -Urn:"
 userns_run "$user" "$top/selftests/rtscts_mtu_test.sh" --inner
 rc=$?
 [ $rc = 0 ] || failures=$((failures + 1))
-# Its namespace is gone, and with it the veth: nothing stays bound.
-sleep 1
-rmmod ptl_rtscts && rmmod ptl
+# Its namespace is gone, and with it the veth: nothing stays bound once
+# the kernel's cleanup of the namespace (a workqueue, after grace
+# periods: seconds on a starved debug guest) has run.
+unload() { rmmod ptl_rtscts 2>/dev/null; }
+wait_for 20 unload && rmmod ptl
 report $? "ptl_rtscts and ptl unload after the user's namespace is gone"
 exit $((failures > 0))
