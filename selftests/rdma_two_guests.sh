@@ -161,8 +161,13 @@ idle_close_test() {
 	# What this node's server had to say of the peer's clients, if
 	# anything (their failures are the peer's to report).
 	sed 's/^/#   server: /' /tmp/idle-server.out
-	sleep 3
-	closed=$(($(iface_stat peers: reclaimed) - closed0))
+	# Idle for peer_idle_s (1 s), then the close handshake and the
+	# teardown: seconds on a slow guest, so wait for it (at most 30 s).
+	for ((i = 0; i < 150; i++)); do
+		closed=$(($(iface_stat peers: reclaimed) - closed0))
+		[ "$closed" -gt 0 ] && [ "$(rdma_res)" = "$res_bound" ] && break
+		sleep 0.2
+	done
 	[ "$closed" -gt 0 ] && [ "$(rdma_res)" = "$res_bound" ]
 	report $? "node $NODE: idle connections closed ($closed), RDMA resources back to the bound interface's"
 	echo 60 >/sys/module/ptl_rdma/parameters/peer_idle_s
