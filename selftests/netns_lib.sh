@@ -33,6 +33,10 @@
 #                                  0 of node a (default namespace) or b
 #   wait_for SECONDS COMMAND...    until COMMAND succeeds, polling every
 #                                  0.2 s; false if it did not in time
+#   modules_unload_wait SECONDS    unloads ptl_rtscts once nothing holds it
+#                                  (a namespace's bindings go with its
+#                                  cleanup, a workqueue after grace
+#                                  periods), waiting at most SECONDS, then ptl
 #   peer_events_record             records from now on, and peer_events_show
 #                                  prints, the rtscts peers' state changes,
 #                                  failures and retransmission timeouts of
@@ -99,6 +103,9 @@ wait_for() {
 		sleep 0.2
 	done
 }
+
+rtscts_unload() { rmmod ptl_rtscts 2>/dev/null; }
+modules_unload_wait() { wait_for "$1" rtscts_unload && rmmod ptl; }
 
 tracefs=/sys/kernel/tracing
 peer_events="rtscts_peer_state rtscts_peer_fail rtscts_retransmit"

@@ -136,7 +136,6 @@ rc=$?
 # Its namespace is gone, and with it the veth: nothing stays bound once
 # the kernel's cleanup of the namespace (a workqueue, after grace
 # periods: seconds on a starved debug guest) has run.
-unload() { rmmod ptl_rtscts 2>/dev/null; }
-wait_for 20 unload && rmmod ptl
+modules_unload_wait 20
 report $? "ptl_rtscts and ptl unload after the user's namespace is gone"
 exit $((failures > 0))

@@ -63,15 +63,6 @@ diag() { echo "# $*"; }
 jsum() { grep -oE "\"$1\": *[0-9]+" | grep -oE '[0-9]+$' | awk '{ s += $1 } END { print s + 0 }'; }
 # In bash: mawk prints products past 2^31 as 5.01026e+09 (a 5 GiB guest).
 memfree() { echo $(($(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo) * 1024)); }
-# wait_for SECONDS COMMAND...: until COMMAND succeeds, polling every 0.5 s.
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.5
-	done
-}
 
 if [ ! -x "$inject" ]; then
 	skip "out-of-order limits" "ptl_inject is not built"
@@ -228,8 +219,7 @@ unpriv_test
 "$ptlctl" iface unbind 0 && $ip netns exec b "$ptlctl" iface unbind 0
 report $? "both interfaces unbind"
 $ip netns del b
-unload() { rmmod ptl_rtscts 2>/dev/null; }
-wait_for 20 unload
+wait_for 20 rtscts_unload
 report $? "ptl_rtscts unloads (no namespace left holding a binding: the user's was freed too)"
 rmmod ptl
 report $? "ptl unloads"
