@@ -168,7 +168,7 @@ idle_close_test() {
 		[ "$closed" -gt 0 ] && [ "$(rdma_res)" = "$res_bound" ] && break
 		sleep 0.2
 	done
-	[ "$closed" -gt 0 ] && [ "$(rdma_res)" = "$res_bound" ]
+	((i < 150))
 	report $? "node $NODE: idle connections closed ($closed), RDMA resources back to the bound interface's"
 	echo 60 >/sys/module/ptl_rdma/parameters/peer_idle_s
 	barrier idle-over
