@@ -21,7 +21,9 @@
 #                                  ptlbr in the default namespace
 #   netns_exec K CMD...            CMD in node K's namespace
 #   netns_teardown                 undoes either, reporting the unbind and
-#                                  the unload (TAP: report, from tap.sh)
+#                                  the unload, which waits up to 30 s for
+#                                  the deleted namespaces' cleanup (TAP:
+#                                  report, from tap.sh)
 #   counters_save                  notes ptl.ko's object counters
 #   counters_back                  prints those that moved since and did
 #                                  not come back within 10 s (a response
@@ -246,6 +248,6 @@ netns_teardown() {
 		$ip link del dev va
 		$ip link del dev ptlbr
 	fi
-	rmmod ptl_rtscts && rmmod ptl
+	modules_unload_wait 30
 	report $? "ptl_rtscts and ptl unload"
 }
