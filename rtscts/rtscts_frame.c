@@ -30,7 +30,7 @@ enum {
 	F_RESERVED = 61,	/* 3 bytes */
 	/* type headers, at RTSCTS_HDR_LEN */
 	T_MSG_ID = 64,
-	T_WORD = 68,		/* reserved, the CTS status, or DATA's: */
+	T_WORD = 68,		/* reserved, the CTS status, or MSG's and DATA's: */
 	T_SEG_SIZE = 68,	/* u16 */
 	T_SEGS = 70,		/* u8, then a reserved byte */
 	T_LONG = 72,		/* CTS length, DATA offset */
@@ -137,6 +137,13 @@ static bool decode_type(const u8 *b, struct rtscts_frame *f)
 {
 	switch (f->type) {
 	case RTSCTS_MSG:
+	case RTSCTS_DATA:
+		f->msg_id = get_le32(b + T_MSG_ID);
+		f->seg_size = get_le16(b + T_SEG_SIZE);
+		f->segs = b[T_SEGS];
+		if (f->type == RTSCTS_DATA)
+			f->offset = get_le64(b + T_LONG);
+		return !b[T_SEGS + 1];
 	case RTSCTS_RTS:
 		f->msg_id = get_le32(b + T_MSG_ID);
 		return !get_le32(b + T_WORD);
@@ -145,12 +152,6 @@ static bool decode_type(const u8 *b, struct rtscts_frame *f)
 		f->status = get_le32(b + T_WORD);
 		f->length = get_le64(b + T_LONG);
 		return true;
-	case RTSCTS_DATA:
-		f->msg_id = get_le32(b + T_MSG_ID);
-		f->seg_size = get_le16(b + T_SEG_SIZE);
-		f->segs = b[T_SEGS];
-		f->offset = get_le64(b + T_LONG);
-		return !b[T_SEGS + 1];
 	case RTSCTS_RESET:
 		f->reset_stream = get_le32(b + T_RESET_STREAM);
 		return !get_le32(b + T_RESET_RESERVED);
@@ -215,6 +216,8 @@ static int check_fields(const struct rtscts_frame *f)
 		     (f->status == RTSCTS_CTS_DROP && f->length)))
 			return RTSCTS_FRAME_EFIELD;
 		break;
+	case RTSCTS_MSG:
+		return check_segs(f);
 	case RTSCTS_DATA:
 		if (!f->payload_len ||
 		    f->offset > RTSCTS_MAX_OFFSET - f->payload_len)
@@ -307,6 +310,10 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 	b[F_RIDERS] = f->riders;
 	switch (f->type) {
 	case RTSCTS_MSG:
+		put_le32(b + T_MSG_ID, f->msg_id);
+		put_le16(b + T_SEG_SIZE, f->seg_size);
+		b[T_SEGS] = f->segs;
+		break;
 	case RTSCTS_RTS:
 		put_le32(b + T_MSG_ID, f->msg_id);
 		break;
@@ -331,6 +338,20 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 	}
 }
 
+/*
+ * Past its first segment a large MSG is the rest of its message: DATA of
+ * the same msg_id (MSG's offset is 0). Only the type and the headers'
+ * length change; the caller moves offset and sequence.
+ */
+static void msg_rest_as_data(struct rtscts_frame *f)
+{
+	if (f->type != RTSCTS_MSG)
+		return;
+	f->type = RTSCTS_DATA;
+	f->hdr_len = RTSCTS_DATA_HDR_LEN;
+	f->riders_off = RTSCTS_DATA_HDR_LEN;
+}
+
 void rtscts_frame_segment(const struct rtscts_frame *lf, u32 i,
 			  struct rtscts_frame *seg)
 {
@@ -339,11 +360,13 @@ void rtscts_frame_segment(const struct rtscts_frame *lf, u32 i,
 	*seg = *lf;
 	seg->segs = 0;
 	seg->seg_size = 0;
+	if (i)
+		msg_rest_as_data(seg);
 	seg->seq = lf->seq + i;
 	seg->offset = lf->offset + start;
 	seg->payload_len = left < lf->seg_size ? left : lf->seg_size;
-	seg->frame_len = lf->hdr_len + seg->payload_len;
-	seg->csum_len = lf->hdr_len;
+	seg->frame_len = seg->hdr_len + seg->payload_len;
+	seg->csum_len = seg->hdr_len;
 	seg->pcsum = 0;
 	if (i + 1 < lf->segs)
 		seg->flags &= ~RTSCTS_F_ACK_REQ;
@@ -352,12 +375,14 @@ void rtscts_frame_segment(const struct rtscts_frame *lf, u32 i,
 void rtscts_frame_skip_segs(struct rtscts_frame *f, u32 skip)
 {
 	u32 bytes = skip * f->seg_size;
+	u16 payload_at = f->hdr_len;
 
 	if (!skip || skip >= f->segs)
 		return;
+	msg_rest_as_data(f);
 	f->seq += skip;
 	f->offset += bytes;
-	f->hdr_len += bytes;
+	f->hdr_len = payload_at + bytes;
 	f->payload_len -= bytes;
 	f->segs -= skip;
 	if (f->segs == 1) {

@@ -50,8 +50,9 @@
  *    61   3  reserved    0
  *
  * Type headers follow at offset 64:
- *   MSG   msg_id u32, reserved u32 (0), Portals header (96 bytes), then
- *         the first bytes of the message's payload (eager)
+ *   MSG   msg_id u32, seg_size u16, segs u8, reserved u8 (0), Portals
+ *         header (96 bytes), then the first bytes of the message's
+ *         payload (eager). segs and seg_size as DATA's
  *   RTS   msg_id u32, reserved u32 (0), Portals header (96 bytes)
  *   CTS   msg_id u32 (the RTS's), status u32 (RTSCTS_CTS_*), length u64
  *         (payload bytes the target accepts)
@@ -86,10 +87,15 @@
  * offset (offset + i * seg_size), each with this frame's fields but segs and
  * seg_size 0, and RTSCTS_F_ACK_REQ on the last only. Its payload is more
  * than (segs - 1) * seg_size bytes and at most segs * seg_size; it
- * carries no riders and no tag. It never crosses a wire: the sending
+ * carries no riders and no tag. A large MSG is the same with segment 0 a
+ * MSG (its Portals header, the first seg_size bytes) and segments 1 on
+ * DATA frames of its msg_id, offset i * seg_size, and DATA's shorter
+ * headers. A large frame never crosses a wire: the sending
  * host's stack cuts it into those frames (rtscts/gso.c) where a device
  * cannot carry it whole, and a receiver on the same host takes it whole
- * or, out of order, cut the same way.
+ * or, out of order, cut the same way. So a node of this version takes
+ * the frames of any other node of version 5 and sends it none it would
+ * refuse.
  *
  * Authenticated frames (flag RTSCTS_F_AUTH, on interfaces bound with a
  * key) carry a RTSCTS_AUTH_TAG_LEN-byte tag right after frame_len: the
@@ -183,8 +189,8 @@ struct rtscts_frame {
 	u32 status;		/* CTS */
 	u64 length;		/* CTS */
 	u64 offset;		/* DATA */
-	u16 seg_size;		/* DATA: a large frame's payload per segment */
-	u8 segs;		/* DATA: frames a large frame stands for, or 0 */
+	u16 seg_size;		/* MSG, DATA: a large frame's payload per segment */
+	u8 segs;		/* MSG, DATA: frames a large frame stands for, or 0 */
 	u32 reset_stream;	/* RESET */
 	u64 nonce;		/* CHALLENGE, CHALLENGE_ACK */
 	/*
@@ -244,7 +250,8 @@ u32 rtscts_rider_room(u32 mtu, u8 type, bool auth, u32 payload);
  * The headers of segment @i (below lf->segs) of the large frame @lf,
  * decoded: @lf's fields with the segment's sequence, offset and lengths,
  * segs and seg_size 0, RTSCTS_F_ACK_REQ on the last segment only, and
- * csum_len the headers' (its payload lies outside the crc).
+ * csum_len the headers' (its payload lies outside the crc). Past segment
+ * 0 of a large MSG: a DATA frame, whose headers (hdr_len) are shorter.
  */
 void rtscts_frame_segment(const struct rtscts_frame *lf, u32 i,
 			  struct rtscts_frame *seg);
@@ -252,7 +259,8 @@ void rtscts_frame_segment(const struct rtscts_frame *lf, u32 i,
  * @f (decoded) seen from its segment @skip on, as if the segments before
  * it had not been sent: sequence, offset, and where its payload starts
  * (hdr_len) and how long it is. A large frame of which one segment is
- * left is a single frame (segs 0).
+ * left is a single frame (segs 0); a large MSG seen past its first
+ * segment is DATA.
  */
 void rtscts_frame_skip_segs(struct rtscts_frame *f, u32 skip);
 

@@ -425,10 +425,10 @@ TEST(FrameDecode, EversionVersionOneFrames) {
   ASSERT_EQ(v1.size(), 160u + PayloadOf(RTSCTS_MSG).size());
   EXPECT_EQ(Rc(v1), RTSCTS_FRAME_EVERSION);
   // Read as this version it does not decode either: the version and type of
-  // its Portals header fall on the reserved word at 68.
+  // its Portals header fall on MSG's seg_size at 68, a seg_size without segs.
   v1[0] = RTSCTS_VERSION;
   rtscts::Seal(v1);
-  EXPECT_EQ(Rc(v1), RTSCTS_FRAME_ERESERVED);
+  EXPECT_EQ(Rc(v1), RTSCTS_FRAME_EFIELD);
 
   // A version-1 ACK is 56 bytes: fewer than a common header of version 2,
   // refused before its version is read; padded, it is refused for that.
@@ -606,16 +606,25 @@ Bytes Large(uint8_t segs, uint16_t seg_size,
   });
 }
 
-TEST(FrameLarge, SegsAndSegSizeRoundTripInDatasSecondWord) {
-  Bytes b = Large(4, 30);
-  EXPECT_EQ(Le16(b, 68), 30u);
-  EXPECT_EQ(b[70], 4u);
-  EXPECT_EQ(b[71], 0u);
+// MSG with 100 bytes of payload standing for `segs` frames of `seg_size`.
+Bytes LargeMsg(uint8_t segs, uint16_t seg_size) {
+  rtscts_frame f = Full(RTSCTS_MSG);
+  f.segs = segs;
+  f.seg_size = seg_size;
+  return rtscts::Build(f, PtlPut(), rtscts::Pattern(100, 0x40));
+}
+
+TEST(FrameLarge, SegsAndSegSizeRoundTripInTheSecondWordOfDataAndMsg) {
   rtscts_frame f;
-  ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
-  EXPECT_EQ(f.segs, 4u);
-  EXPECT_EQ(f.seg_size, 30u);
-  EXPECT_EQ(rtscts_frame_seqs(&f), 4u);
+  for (const Bytes& b : {Large(4, 30), LargeMsg(4, 30)}) {
+    EXPECT_EQ(Le16(b, 68), 30u);
+    EXPECT_EQ(b[70], 4u);
+    EXPECT_EQ(b[71], 0u);
+    ASSERT_EQ(rtscts::Decode(b, &f), RTSCTS_FRAME_OK);
+    EXPECT_EQ(f.segs, 4u);
+    EXPECT_EQ(f.seg_size, 30u);
+    EXPECT_EQ(rtscts_frame_seqs(&f), 4u);
+  }
   ASSERT_EQ(rtscts::Decode(Frame(RTSCTS_DATA), &f), RTSCTS_FRAME_OK);
   EXPECT_EQ(f.segs, 0u);
   EXPECT_EQ(rtscts_frame_seqs(&f), 1u);
@@ -658,10 +667,74 @@ TEST(FrameLarge, EfieldWithRidersTagOrPcsum) {
   EXPECT_EQ(Rc(pcsum), RTSCTS_FRAME_OK);
 }
 
-TEST(FrameLarge, OnlyDataHasThem) {
-  // In MSG and RTS the same bytes are the reserved word.
-  for (uint8_t type : {RTSCTS_MSG, RTSCTS_RTS})
-    EXPECT_EQ(Rc(Patched(type, [](Bytes& b) { b[70] = 2; })), RTSCTS_FRAME_ERESERVED) << Name(type);
+TEST(FrameLarge, DataAndMsgHaveThemRtsDoesNot) {
+  // In RTS the same bytes are the reserved word.
+  EXPECT_EQ(Rc(Patched(RTSCTS_RTS, [](Bytes& b) { b[70] = 2; })), RTSCTS_FRAME_ERESERVED);
+  // In MSG they are segs and seg_size: segs 2 with seg_size 0 is wrong.
+  EXPECT_EQ(Rc(Patched(RTSCTS_MSG, [](Bytes& b) { b[70] = 2; })), RTSCTS_FRAME_EFIELD);
+}
+
+TEST(FrameLarge, AMsgsPayloadFollowsItsPortalsHeader) {
+  rtscts_frame f;
+  ASSERT_EQ(rtscts::Decode(LargeMsg(4, 30), &f), RTSCTS_FRAME_OK);
+  EXPECT_EQ(f.hdr_len, RTSCTS_MSG_HDR_LEN);
+  EXPECT_EQ(f.payload_len, 100u);
+  EXPECT_EQ(f.offset, 0u);
+  // The same rules as DATA's: the payload fills every segment but the last.
+  EXPECT_EQ(Rc(LargeMsg(5, 25)), RTSCTS_FRAME_EFIELD) << "the last segment empty";
+  EXPECT_EQ(Rc(LargeMsg(3, 30)), RTSCTS_FRAME_EFIELD) << "more than the segments hold";
+  EXPECT_EQ(Rc(LargeMsg(1, 100)), RTSCTS_FRAME_EFIELD) << "one segment";
+}
+
+TEST(FrameLarge, MsgSegmentsAreAMsgThenData) {
+  rtscts_frame lf;
+  ASSERT_EQ(rtscts::Decode(LargeMsg(4, 30), &lf), RTSCTS_FRAME_OK);
+  uint64_t next = 0;
+  for (uint32_t i = 0; i < lf.segs; i++) {
+    rtscts_frame seg;
+    rtscts_frame_segment(&lf, i, &seg);
+    SCOPED_TRACE(i);
+    const uint16_t hdr = i ? RTSCTS_DATA_HDR_LEN : RTSCTS_MSG_HDR_LEN;
+    EXPECT_EQ(seg.type, i ? RTSCTS_DATA : RTSCTS_MSG);
+    EXPECT_EQ(seg.hdr_len, hdr);
+    EXPECT_EQ(seg.riders_off, hdr);
+    EXPECT_EQ(seg.seq, lf.seq + i);
+    EXPECT_EQ(seg.offset, next);
+    EXPECT_EQ(seg.payload_len, i < 3 ? 30u : 10u);
+    EXPECT_EQ(seg.frame_len, hdr + seg.payload_len);
+    EXPECT_EQ(seg.csum_len, hdr);
+    EXPECT_EQ(seg.msg_id, lf.msg_id);
+    EXPECT_EQ(seg.segs, 0u);
+    next += seg.payload_len;
+    // Encoded with its payload (and, for the MSG, its Portals header), it
+    // is a valid frame that says the same.
+    Bytes b = rtscts::Build(seg, i ? Bytes{} : PtlPut(), rtscts::Pattern(seg.payload_len));
+    rtscts_frame back;
+    ASSERT_EQ(rtscts::Decode(b, &back), RTSCTS_FRAME_OK);
+    EXPECT_EQ(back.type, seg.type);
+    EXPECT_EQ(back.offset, seg.offset);
+    EXPECT_EQ(back.msg_id, seg.msg_id);
+  }
+  EXPECT_EQ(next, lf.payload_len);
+}
+
+TEST(FrameLarge, MsgSkippedIsTheRestAsData) {
+  rtscts_frame f;
+  ASSERT_EQ(rtscts::Decode(LargeMsg(4, 30), &f), RTSCTS_FRAME_OK);
+  rtscts_frame_skip_segs(&f, 0);
+  EXPECT_EQ(f.type, RTSCTS_MSG) << "nothing skipped";
+  rtscts_frame_skip_segs(&f, 1);
+  EXPECT_EQ(f.type, RTSCTS_DATA);
+  EXPECT_EQ(f.offset, 30u);
+  EXPECT_EQ(f.hdr_len, RTSCTS_MSG_HDR_LEN + 30) << "where the rest of the payload starts";
+  EXPECT_EQ(f.payload_len, 70u);
+  EXPECT_EQ(f.segs, 3u);
+  rtscts_frame_skip_segs(&f, 2);
+  EXPECT_EQ(f.type, RTSCTS_DATA);
+  EXPECT_EQ(f.offset, 90u);
+  EXPECT_EQ(f.hdr_len, RTSCTS_MSG_HDR_LEN + 90);
+  EXPECT_EQ(f.payload_len, 10u);
+  EXPECT_EQ(f.segs, 0u);
 }
 
 TEST(FrameLarge, SegmentsAreTheFramesItStandsFor) {
@@ -772,14 +845,15 @@ TEST(FrameRiders, EshortUntilTheRidersAreReadable) {
 }
 
 TEST(FrameDecode, EreservedTypeHeaderReservedWord) {
-  for (uint8_t type : {RTSCTS_MSG, RTSCTS_RTS, RTSCTS_RESET})
+  for (uint8_t type : {RTSCTS_RTS, RTSCTS_RESET})
     for (uint32_t v : {0x00000001u, 0x80000000u})
       EXPECT_EQ(Rc(Patched(type, [v](Bytes& b) { rtscts::Put32(b, 68, v); })),
                 RTSCTS_FRAME_ERESERVED)
           << Name(type) << " " << v;
-  // DATA's word holds seg_size and segs (large frames); its last byte
-  // is reserved.
-  EXPECT_EQ(Rc(Patched(RTSCTS_DATA, [](Bytes& b) { b[71] = 1; })), RTSCTS_FRAME_ERESERVED);
+  // MSG's and DATA's word holds seg_size and segs (large frames); its
+  // last byte is reserved.
+  for (uint8_t type : {RTSCTS_MSG, RTSCTS_DATA})
+    EXPECT_EQ(Rc(Patched(type, [](Bytes& b) { b[71] = 1; })), RTSCTS_FRAME_ERESERVED) << Name(type);
 }
 
 struct FieldCase {
