@@ -19,16 +19,17 @@
  * Receiving (rtscts_unchain): the frames are taken off the head and each
  * is received as if it had come alone, Ethernet header included.
  *
- * Large frames go further, as TCP's GSO packets do: one DATA frame with
- * up to 64 KiB of payload and one header (wire version 5: segs and
- * seg_size, rtscts_frame.h) stands for the frames of the link's MTU that
- * would carry it. It is a GSO skb too (the same type, no frag_list), so
+ * Large frames go further, as TCP's GSO packets do: one DATA or MSG
+ * frame with up to 64 KiB of payload and one header (wire version 5: segs
+ * and seg_size, rtscts_frame.h) stands for the frames of the link's MTU
+ * that would carry it (a large MSG: a MSG, then DATA frames). It is a GSO skb too (the same type, no frag_list), so
  * it crosses a veth or a bridge of veths whole and the receiver takes it
  * whole: one header built, checked and acknowledged per 64 KiB instead of
  * per 1.4. Where a device cannot carry it, the packet_offload cuts it
  * (rtscts_cut_large_frame): skb_segment() copies the headers in front of
  * each segment's slice of the payload pages, and each header is rewritten
- * as that segment's own (sequence, offset, lengths, flags, crc, pcsum).
+ * as that segment's own (sequence, offset, lengths, flags, crc, pcsum;
+ * past a MSG's first segment, DATA's shorter headers).
  *
  * A large frame has no pcsum (0) and says CHECKSUM_UNNECESSARY: there is
  * nothing for a device that takes it whole to compute. Its segments get
@@ -59,13 +60,14 @@
 /**
  * rtscts_large_frame_segs - how many frames a large frame may stand for
  * @rif: the interface
+ * @type: RTSCTS_MSG or RTSCTS_DATA
  * @room: payload bytes of one frame on its link
  *
  * Return: at most this many (a large frame's header, at most 64 KiB with
  * its link header, within the device's GSO limits), or 0 if this interface
  * sends no large frames.
  */
-u32 rtscts_large_frame_segs(const struct rtscts_if *rif, u32 room)
+u32 rtscts_large_frame_segs(const struct rtscts_if *rif, u8 type, u32 room)
 {
 	struct net_device *dev = rif->dev;
 	u32 len = min_t(u32, READ_ONCE(dev->gso_max_size),
@@ -76,7 +78,7 @@ u32 rtscts_large_frame_segs(const struct rtscts_if *rif, u32 room)
 	    !READ_ONCE(rtscts_large_frames) ||
 	    check_sub_overflow(len, (u32)LL_RESERVED_SPACE(dev), &len) ||
 	    check_sub_overflow(min_t(u32, len, RTSCTS_MAX_FRAME),
-			       (u32)RTSCTS_DATA_HDR_LEN, &len))
+			       (u32)rtscts_hdr_len(type), &len))
 		return 0;
 	segs = min3(len / room, (u32)RTSCTS_MAX_SEGS,
 		    (u32)READ_ONCE(dev->gso_max_segs));
@@ -104,6 +106,25 @@ void rtscts_large_frame_mark(struct sk_buff *skb, const struct rtscts_frame *f)
 }
 
 /*
+ * A segment past the first of a large MSG is a DATA frame, whose headers
+ * are @shrink bytes shorter than the MSG's that skb_segment() copied in
+ * front of it: the link header moves up to meet the DATA headers, which
+ * end where the copied ones did. Return: where the frame's headers start.
+ */
+static u8 *rtscts_shrink_segment(struct sk_buff *seg, u32 shrink)
+{
+	u32 mac_len = skb_mac_header_len(seg);
+	u8 *mac = skb_mac_header(seg);
+
+	memmove(mac + shrink, mac, mac_len);
+	__skb_pull(seg, shrink);
+	skb_reset_mac_header(seg);
+	skb_set_network_header(seg, mac_len);
+	skb_set_transport_header(seg, mac_len + RTSCTS_DATA_HDR_LEN);
+	return skb_network_header(seg);
+}
+
+/*
  * Segment @i of the large frame @lf becomes a frame of its own: its
  * header rewritten, crc sealed, pcsum left to a device that computes
  * any checksum (@csum) or computed here.
@@ -116,6 +137,8 @@ static void rtscts_seal_segment(struct sk_buff *seg,
 	struct rtscts_frame f;
 
 	rtscts_frame_segment(lf, i, &f);
+	if (f.hdr_len < lf->hdr_len)
+		hdr = rtscts_shrink_segment(seg, lf->hdr_len - f.hdr_len);
 	rtscts_frame_encode(&f, hdr);
 	rtscts_frame_set_crc(hdr, rtscts_frame_crc_unsealed(hdr, f.csum_len,
 							    rtscts_crc32c));

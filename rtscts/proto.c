@@ -135,7 +135,7 @@ static void rtscts_size_frame(struct rtscts_peer *peer, struct rtscts_txf *txf,
 	u32 segs = 0;
 
 	if (left > room && seqs >= 2)
-		segs = rtscts_large_frame_segs(peer->rif, room);
+		segs = rtscts_large_frame_segs(peer->rif, txf->type, room);
 	if (segs >= 2) {
 		segs = min_t(u64, min(segs, seqs), DIV_ROUND_UP_ULL(left, room));
 		txf->segs = segs;
@@ -190,9 +190,14 @@ static struct rtscts_txf *rtscts_next_msg_frame(struct rtscts_peer *peer,
 	}
 	txf->type = type;
 	txf->off = mcb->next_off;
-	/* Only DATA may be a large frame: a MSG takes one sequence. */
-	rtscts_size_frame(peer, txf, mcb->total - mcb->next_off, room,
-			  type == RTSCTS_DATA ? seqs : 1);
+	/*
+	 * A MSG may be a large frame too: an eager message of a few frames
+	 * of the MTU crosses the host as one, as at a jumbo MTU. Its
+	 * segments are sized by the MSG's room, so that the first, the MSG
+	 * itself, fits the link when cut; the DATA segments after it carry
+	 * as much, a little less than they could.
+	 */
+	rtscts_size_frame(peer, txf, mcb->total - mcb->next_off, room, seqs);
 	/* A header really framed: only now does a request take a credit. */
 	header = !mcb->hdr_out;
 	if (header && !mcb->response)

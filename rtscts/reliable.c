@@ -11,7 +11,8 @@
  * in order, whatever the link does (loss, reordering, duplication).
  *
  * Acknowledgements ride on every frame (ack_stream, ack, sack). A gap, a
- * duplicate, a probe or every RTSCTS_ACK_EVERY frames make the receiver
+ * duplicate, a probe or every RTSCTS_ACK_EVERY frames (a large frame
+ * counting its segments, unless it ends a message) make the receiver
  * answer at once, with a standalone ACK if it has nothing to send. The
  * last frame of a message (ACK_REQ) is answered within ack_delay_us: a
  * process that replies to a message (a ping-pong, a get's REPLY) usually
@@ -348,12 +349,15 @@ static void rtscts_mark_sacked(struct rtscts_peer *peer, u32 ack, u64 sack)
 
 /*
  * The first @n sequences of the large frame @txf are acknowledged: the
- * rest of it stays in flight, as the frame its remaining segments make.
+ * rest of it stays in flight, as the frame its remaining segments make
+ * (DATA, if it was a MSG: the peer has the header).
  */
 static void rtscts_txf_trim(struct rtscts_txf *txf, u32 n)
 {
 	u32 bytes = n * txf->seg_size;
 
+	if (txf->type == RTSCTS_MSG)
+		txf->type = RTSCTS_DATA;
 	txf->seq += n;
 	txf->off += bytes;
 	txf->len -= bytes;
@@ -613,7 +617,16 @@ static bool rtscts_in_order(struct rtscts_peer *peer, struct sk_buff *skb,
 	peer->rcv_nxt += rtscts_frame_seqs(f);
 	peer->rx_riders_done = 0;
 	peer->ooo_since = jiffies;	/* the gap ahead, if any, is younger */
-	peer->rx_unacked += rtscts_frame_seqs(f);
+	/*
+	 * A frame that ends a message counts once: it is answered within
+	 * ack_delay_us anyway, by the reply that usually comes sooner. A
+	 * message of a few frames of the MTU sent as one large frame would
+	 * otherwise cost a standalone ACK where one frame of a jumbo MTU
+	 * costs none. A large frame inside a message counts its segments,
+	 * so that a stream is acknowledged per 64 KiB.
+	 */
+	peer->rx_unacked += f->flags & RTSCTS_F_ACK_REQ ?
+			    1 : rtscts_frame_seqs(f);
 	if (peer->rx_unacked >= RTSCTS_ACK_EVERY)
 		peer->ack_now = true;
 	else if (f->flags & RTSCTS_F_ACK_REQ)

@@ -131,7 +131,8 @@ void rtscts_riders_board(struct rtscts_peer *peer, struct rtscts_txf *txf)
 	u32 room;
 
 	/* Every frame passes here: most find nothing held. */
-	if (list_empty(&peer->rspq_held) || txf->type == RTSCTS_RTS)
+	if (list_empty(&peer->rspq_held) || txf->type == RTSCTS_RTS ||
+	    txf->segs)
 		return;
 	room = rtscts_peer_rider_room(peer, txf->type, txf->len);
 	list_for_each_entry_safe(mcb, tmp, &peer->rspq_held, node) {

@@ -310,7 +310,7 @@ static inline bool rtscts_is_superframe(const struct sk_buff *skb)
 	       (skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST);
 }
 
-u32 rtscts_large_frame_segs(const struct rtscts_if *rif, u32 room);
+u32 rtscts_large_frame_segs(const struct rtscts_if *rif, u8 type, u32 room);
 void rtscts_large_frame_mark(struct sk_buff *skb, const struct rtscts_frame *f);
 
 void rtscts_gso_bind(struct rtscts_if *rif);

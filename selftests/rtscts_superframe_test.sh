@@ -42,14 +42,16 @@
 #  5. with the module parameter superframes=N, frames go one by one: no
 #     super-frame is sent, payloads verified;
 #  6. large frames: across the veth b receives them whole (over 8 KiB of
-#     frame per frame received on average); through tbf (burst: one full
+#     frame per frame received on average), and an eager put of 4 KiB
+#     leaves a as one frame, a large MSG; through tbf (burst: one full
 #     frame) and from va without checksum offload they are cut, tbf drops
 #     nothing and b counts no bad frame beyond resent copies (every
 #     segment's crc and pcsum right: a copy resent after its message was
 #     acknowledged may carry bytes the application changed since); with netem losing 2 % of what va sends and reordering a
 #     quarter of it, and then duplicating all of it, every payload
 #     arrives intact and b saw losses (frames out of order), duplicates;
-#     payloads verified throughout;
+#     each of these with eager messages too (large MSGs, cut into a MSG
+#     and DATA frames); payloads verified throughout;
 #  7. an interface bound with an ethertype that is not one of IEEE's two
 #     local experimental ones (0x9000) gets no offload and sends no
 #     super-frames, and its traffic is delivered;
@@ -68,15 +70,18 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 param=/sys/module/ptl_rtscts/parameters/superframes
 large=/sys/module/ptl_rtscts/parameters/large_frames
 inject=$build/tools/ptl_inject/ptl_inject
+netbench=$build/tools/ptl_perf/ptl_netbench
 pid=79
 count=$((${NET_MESSAGES:-10000} / 500))
 ((count >= 4)) || count=4
 dir=$(mktemp -d /tmp/ptl-superframe.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 
-# stress NAME: ptl_stress, 2 clients of large puts and gets from a to b.
+# stress NAME [MIN MAX MIX]: ptl_stress, 2 clients of puts and gets from
+# a to b, MIN to MAX bytes each (default 256K to 1M: RTS/CTS and DATA).
 stress() {
-	local rc=0 pids=() i
+	local rc=0 pids=() i min=${2:-256K} max=${3:-1M}
+	local mix=${4:-put=40,ack=40,get=20}
 
 	$ip netns exec b "$stress" server --pid "$pid" --clients 2 \
 		--timeout-ms 60000 --quiet &
@@ -84,7 +89,7 @@ stress() {
 	sleep 0.5
 	for i in 0 1; do
 		"$stress" client --server "$nid_b:$pid" --id "$i" --count "$count" \
-			--min-size 256K --max-size 1M --mix put=40,ack=40,get=20 \
+			--min-size "$min" --max-size "$max" --mix "$mix" \
 			--seed $((i + 1)) --timeout-ms 60000 --quiet &
 		pids+=($!)
 	done
@@ -93,8 +98,13 @@ stress() {
 	done
 	wait "$server" || rc=1
 	[ $rc = 0 ] || peers_show
-	report $rc "$1: ptl_stress, 1 MiB puts and gets, payloads verified"
+	report $rc "$1: ptl_stress, $min to $max puts and gets, payloads verified"
 }
+
+# eager NAME: the same with eager messages of 1,400 bytes to 16 KiB (at
+# most eager_max), each a MSG of more than one frame of the MTU: a large
+# MSG, cut where the phase cuts (a MSG, then DATA frames).
+eager() { stress "$1, eager" 1400 16K; }
 
 # note NAME SENT RECEIVED: what a phase did, for the log.
 note() { echo "# $1: a sent $2 super-frames, b received $3 whole"; }
@@ -219,12 +229,29 @@ frames=$(($(b_iface rx_frames) - fr0)) bytes=$(($(b_iface rx_bytes) - by0))
 echo "# large frames: b received $frames frames, $bytes bytes, $(($(b_iface rx_superframes) - rx0)) whole large frames or super-frames"
 [ "$frames" -gt 0 ] && [ $((bytes / frames)) -gt 8192 ]
 report $? "large frames: b received them whole (over 8 KiB per frame)"
+# A stream of 1,000 puts of 4 KiB (ptl_netbench): as frames of the MTU
+# each is a MSG and a DATA frame, as a large MSG one frame. What a sends
+# besides are acknowledgements of b's credit messages, one per 8 puts.
+$ip netns exec b "$netbench" server >"$dir/netbench-server.out" 2>&1 &
+nbs=$!
+fr0=$(a_iface tx_frames) ms0=$(a_iface msgs_tx)
+wait_for 10 "$netbench" client 10.0.0.2 --transports=portals --no-latency \
+	--bw-sizes=4K --bw-bytes=4000K --bw-reps=1 >"$dir/netbench.out" 2>&1
+rc=$?
+frames=$(($(a_iface tx_frames) - fr0)) msgs=$(($(a_iface msgs_tx) - ms0))
+kill "$nbs" 2>/dev/null
+wait "$nbs" 2>/dev/null
+echo "# large frames, 4 KiB put stream: a sent $msgs messages in $frames frames"
+[ $rc = 0 ] && [ "$msgs" -ge 1000 ] && [ $((frames * 4)) -le $((msgs * 5)) ] ||
+	cat "$dir/netbench.out"
+report $? "large frames: a stream of 4 KiB puts, one frame a message (at most 1.25 with acknowledgements)"
 $tc qdisc add dev va root tbf rate 10gbit burst 1540 limit 4000000 &&
 	$ip netns exec b $tc qdisc add dev vb root tbf rate 10gbit \
 		burst 1540 limit 4000000
 report $? "large frames: tbf on both ends, burst 1540 bytes"
 rx1=$(b_iface rx_superframes) fr0=$(b_iface rx_frames)
 stress "large frames through tbf"
+eager "large frames through tbf"
 drops=$($tc -s qdisc show dev va | grep -oE 'dropped [0-9]+' | grep -oE '[0-9]+')
 rx2=$(b_iface rx_superframes) frames=$(($(b_iface rx_frames) - fr0))
 echo "# large frames through tbf: b received $frames frames, $((rx2 - rx1)) whole"
@@ -235,6 +262,7 @@ $ip netns exec b $tc qdisc del dev vb root
 ethtool -K va tx off >/dev/null
 rx1=$(b_iface rx_superframes) re0=$(a_iface retransmits)
 stress "large frames from va without checksum offload"
+eager "large frames from va without checksum offload"
 [ "$(b_iface rx_superframes)" = "$rx1" ]
 report $? "large frames from va without checksum offload: cut, b received none whole"
 ethtool -K va tx on >/dev/null
@@ -254,8 +282,10 @@ ooo0=$(b_iface out_of_order) dup0=$(b_iface duplicates)
 $tc qdisc add dev va root netem loss 2% delay 1ms reorder 75%
 report $? "netem on va: loss 2%, a quarter reordered"
 stress "large frames, netem loss 2% and reordering"
+eager "large frames, netem loss 2% and reordering"
 $tc qdisc change dev va root netem duplicate 100%
 stress "large frames, netem duplicating all"
+eager "large frames, netem duplicating all"
 $tc qdisc del dev va root
 echo "# large frames through netem: b counted $(($(b_iface out_of_order) - ooo0)) out of order, $(($(b_iface duplicates) - dup0)) duplicates"
 [ "$(b_iface out_of_order)" -gt "$ooo0" ] && [ "$(b_iface duplicates)" -gt "$dup0" ]
