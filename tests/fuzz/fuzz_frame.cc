@@ -27,12 +27,12 @@
 //    ack_stream;
 //  * RTS, CTS, ACK, RESET, CHALLENGE and CHALLENGE_ACK carry no payload; DATA some, at an offset
 //    below 2^48; a CTS's status is known, its length <= 2^48, 0 if DROP;
-//  * a large frame (DATA, segs != 0) has 2 to RTSCTS_MAX_SEGS segs of
-//    seg_size != 0, its payload more than (segs - 1) x seg_size and at most
-//    segs x seg_size, no riders, tag or pcsum; a DATA without segs has
-//    seg_size 0;
+//  * a large frame (MSG or DATA, segs != 0) has 2 to RTSCTS_MAX_SEGS segs
+//    of seg_size != 0, its payload more than (segs - 1) x seg_size and at
+//    most segs x seg_size, no riders, tag or pcsum; a MSG or DATA without
+//    segs has seg_size 0;
 //  * reserved fields are 0 (bytes 61-63 in every type, the u32 after
-//    msg_id of MSG and RTS or a RESET's stream, DATA's byte 71) and every field decodes from its
+//    msg_id of RTS or a RESET's stream, byte 71 of MSG and DATA) and every field decodes from its
 //    documented offset (grant at 56, type headers from 64); fields of
 //    other types stay 0;
 //  * encoding the decoded struct gives back the same header bytes (crc 0,
@@ -87,6 +87,17 @@ uint64_t Le(const uint8_t* p, int n) {
 
 bool HasPtlHdr(uint8_t t) { return t == RTSCTS_MSG || t == RTSCTS_RTS; }
 
+// The rules of segs and seg_size (MSG and DATA): a large frame's, or
+// none for a single frame. nullptr if kept.
+const char* LargeFrameBreaks(const rtscts_frame& f, size_t payload, bool tagged) {
+  if (!f.segs) return f.seg_size ? "seg_size without segs" : nullptr;
+  if (f.segs < 2 || f.segs > RTSCTS_MAX_SEGS || !f.seg_size) return "segs or seg_size out of range";
+  if (f.riders || tagged || f.pcsum) return "a large frame with riders, tag or pcsum";
+  if (payload <= size_t(f.segs - 1) * f.seg_size || payload > size_t(f.segs) * f.seg_size)
+    return "a large frame's payload not in its last segment";
+  return nullptr;
+}
+
 // The first rule of rtscts_frame.h that a struct breaks, or nullptr. The
 // struct-level rules only: lengths against wire_len, fields per type.
 const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
@@ -125,15 +136,9 @@ const char* BrokenRule(const rtscts_frame& f, size_t wire_len) {
     case RTSCTS_DATA:
       if (!payload) return "DATA without payload";
       if (f.offset > RTSCTS_MAX_OFFSET - payload) return "DATA reaches past 2^48";
-      if (!f.segs && f.seg_size) return "seg_size without segs";
-      if (f.segs && (f.segs < 2 || f.segs > RTSCTS_MAX_SEGS || !f.seg_size))
-        return "segs or seg_size out of range";
-      if (f.segs && (f.riders || tagged || f.pcsum))
-        return "a large frame with riders, tag or pcsum";
-      if (f.segs &&
-          (payload <= size_t(f.segs - 1) * f.seg_size || payload > size_t(f.segs) * f.seg_size))
-        return "a large frame's payload not in its last segment";
-      break;
+      return LargeFrameBreaks(f, payload, tagged);
+    case RTSCTS_MSG:
+      return LargeFrameBreaks(f, payload, tagged);
   }
   if (f.type == RTSCTS_CTS) {
     if (f.status > RTSCTS_CTS_DROP) return "unknown CTS status";
@@ -154,7 +159,8 @@ rtscts_frame Carried(rtscts_frame f) {
   uint8_t t = f.type;
   if (t != RTSCTS_MSG && t != RTSCTS_RTS && t != RTSCTS_CTS && t != RTSCTS_DATA) f.msg_id = 0;
   if (t != RTSCTS_CTS) f.status = 0, f.length = 0;
-  if (t != RTSCTS_DATA) f.offset = 0, f.segs = 0, f.seg_size = 0;
+  if (t != RTSCTS_DATA) f.offset = 0;
+  if (t != RTSCTS_MSG && t != RTSCTS_DATA) f.segs = 0, f.seg_size = 0;
   if (t != RTSCTS_RESET) f.reset_stream = 0;
   if (t != RTSCTS_CHALLENGE && t != RTSCTS_CHALLENGE_ACK) f.nonce = 0;
   return f;
@@ -224,6 +230,9 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
   PROMISE(f.ack_stream || (!f.ack && !f.sack && !f.grant), f);
   switch (f.type) {
     case RTSCTS_MSG:
+      PROMISE(f.msg_id == Le(buf + 64, 4) && f.seg_size == Le(buf + 68, 2), f);
+      PROMISE(f.segs == buf[70] && buf[71] == 0, f);
+      break;
     case RTSCTS_RTS:
       PROMISE(f.msg_id == Le(buf + 64, 4) && Le(buf + 68, 4) == 0, f);
       break;
