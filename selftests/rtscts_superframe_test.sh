@@ -51,7 +51,9 @@
 #     quarter of it, and then duplicating all of it, every payload
 #     arrives intact and b saw losses (frames out of order), duplicates;
 #     each of these with eager messages too (large MSGs, cut into a MSG
-#     and DATA frames); payloads verified throughout;
+#     and DATA frames), and those once more through netem corrupting 2 %
+#     (a cut large MSG partly lost, its rest resent as DATA); payloads
+#     verified throughout;
 #  7. an interface bound with an ethertype that is not one of IEEE's two
 #     local experimental ones (0x9000) gets no offload and sends no
 #     super-frames, and its traffic is delivered;
@@ -286,6 +288,11 @@ eager "large frames, netem loss 2% and reordering"
 $tc qdisc change dev va root netem duplicate 100%
 stress "large frames, netem duplicating all"
 eager "large frames, netem duplicating all"
+# netem cuts a large frame before it corrupts one of its segments: b
+# drops that one, takes those before it, and a sends the rest again (a
+# large MSG's rest as DATA).
+$tc qdisc change dev va root netem corrupt 2%
+eager "large frames, netem corrupting 2%"
 $tc qdisc del dev va root
 echo "# large frames through netem: b counted $(($(b_iface out_of_order) - ooo0)) out of order, $(($(b_iface duplicates) - dup0)) duplicates"
 [ "$(b_iface out_of_order)" -gt "$ooo0" ] && [ "$(b_iface duplicates)" -gt "$dup0" ]
