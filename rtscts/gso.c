@@ -22,7 +22,8 @@
  * Large frames go further, as TCP's GSO packets do: one DATA or MSG
  * frame with up to 64 KiB of payload and one header (wire version 5: segs
  * and seg_size, rtscts_frame.h) stands for the frames of the link's MTU
- * that would carry it (a large MSG: a MSG, then DATA frames). It is a GSO skb too (the same type, no frag_list), so
+ * that would carry it (a large MSG: a MSG, then DATA frames). It is a GSO
+ * skb too (the same type, no frag_list), so
  * it crosses a veth or a bridge of veths whole and the receiver takes it
  * whole: one header built, checked and acknowledged per 64 KiB instead of
  * per 1.4. Where a device cannot carry it, the packet_offload cuts it

@@ -310,9 +310,12 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 	b[F_RIDERS] = f->riders;
 	switch (f->type) {
 	case RTSCTS_MSG:
+	case RTSCTS_DATA:
 		put_le32(b + T_MSG_ID, f->msg_id);
 		put_le16(b + T_SEG_SIZE, f->seg_size);
 		b[T_SEGS] = f->segs;
+		if (f->type == RTSCTS_DATA)
+			put_le64(b + T_LONG, f->offset);
 		break;
 	case RTSCTS_RTS:
 		put_le32(b + T_MSG_ID, f->msg_id);
@@ -321,12 +324,6 @@ void rtscts_frame_encode(const struct rtscts_frame *f, u8 *b)
 		put_le32(b + T_MSG_ID, f->msg_id);
 		put_le32(b + T_WORD, f->status);
 		put_le64(b + T_LONG, f->length);
-		break;
-	case RTSCTS_DATA:
-		put_le32(b + T_MSG_ID, f->msg_id);
-		put_le16(b + T_SEG_SIZE, f->seg_size);
-		b[T_SEGS] = f->segs;
-		put_le64(b + T_LONG, f->offset);
 		break;
 	case RTSCTS_RESET:
 		put_le32(b + T_RESET_STREAM, f->reset_stream);

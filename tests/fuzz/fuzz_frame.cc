@@ -229,10 +229,6 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
   PROMISE(f.grant == Le(buf + 56, 4) && f.riders == buf[60] && Le(buf + 61, 3) == 0, f);
   PROMISE(f.ack_stream || (!f.ack && !f.sack && !f.grant), f);
   switch (f.type) {
-    case RTSCTS_MSG:
-      PROMISE(f.msg_id == Le(buf + 64, 4) && f.seg_size == Le(buf + 68, 2), f);
-      PROMISE(f.segs == buf[70] && buf[71] == 0, f);
-      break;
     case RTSCTS_RTS:
       PROMISE(f.msg_id == Le(buf + 64, 4) && Le(buf + 68, 4) == 0, f);
       break;
@@ -240,10 +236,11 @@ void CheckAccepted(const uint8_t* buf, size_t avail, size_t wire_len, const rtsc
       PROMISE(f.msg_id == Le(buf + 64, 4) && f.status == Le(buf + 68, 4), f);
       PROMISE(f.length == Le(buf + 72, 8), f);
       break;
+    case RTSCTS_MSG:
     case RTSCTS_DATA:
       PROMISE(f.msg_id == Le(buf + 64, 4) && f.seg_size == Le(buf + 68, 2), f);
       PROMISE(f.segs == buf[70] && buf[71] == 0, f);
-      PROMISE(f.offset == Le(buf + 72, 8), f);
+      if (f.type == RTSCTS_DATA) PROMISE(f.offset == Le(buf + 72, 8), f);
       break;
     case RTSCTS_RESET:
       PROMISE(f.reset_stream == Le(buf + 64, 4) && Le(buf + 68, 4) == 0, f);
