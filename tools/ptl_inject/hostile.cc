@@ -421,7 +421,8 @@ void Catalogue::AddRiders() {
         RTSCTS_FRAME_OK, Flaw::kRiderNotResponse);
 }
 
-// Large frames (version 5): segs and seg_size must describe the payload.
+// Large frames (version 5): segs and seg_size must describe the payload,
+// of a DATA frame and of a MSG (whose segment 0 holds the Portals header).
 void Catalogue::AddLargeFrames() {
   const std::pair<const char*, std::function<void(rtscts_frame&)>> cases[] = {
       {"segs-one", [](rtscts_frame& f) { f.segs = 1, f.seg_size = 16; }},
@@ -431,16 +432,22 @@ void Catalogue::AddLargeFrames() {
       {"payload-short", [](rtscts_frame& f) { f.segs = 3, f.seg_size = 8; }},
       {"payload-long", [](rtscts_frame& f) { f.segs = 2, f.seg_size = 4; }},
   };
-  for (const auto& [name, change] : cases)
-    Add("large_frame", name, "DATA whose segs and seg_size do not fit its 16 bytes of payload",
-        Valid(RTSCTS_DATA, change), RTSCTS_FRAME_EFIELD);
   ptl_hdr ack = Put(0);
   ack.type = PTL_MSG_ACK;
-  rtscts_frame f = Header(RTSCTS_DATA);
-  f.segs = 2;
-  f.seg_size = 8;
-  Add("large_frame", "with-rider", "a large frame carrying a rider",
-      rtscts::Build(f, {}, rtscts::Pattern(16), rtscts::EncodePtl(ack)), RTSCTS_FRAME_EFIELD);
+  for (uint8_t t : {RTSCTS_DATA, RTSCTS_MSG}) {
+    std::string type(rtscts::TypeName(t));
+    std::string prefix = t == RTSCTS_DATA ? "" : "msg-";
+    for (const auto& [name, change] : cases)
+      Add("large_frame", prefix + name,
+          type + " whose segs and seg_size do not fit its 16 bytes of payload", Valid(t, change),
+          RTSCTS_FRAME_EFIELD);
+    rtscts_frame f = Header(t);
+    f.segs = 2;
+    f.seg_size = 8;
+    Bytes ptl = t == RTSCTS_MSG ? rtscts::EncodePtl(Put(16)) : Bytes{};
+    Add("large_frame", prefix + "with-rider", "a large " + type + " carrying a rider",
+        rtscts::Build(f, ptl, rtscts::Pattern(16), rtscts::EncodePtl(ack)), RTSCTS_FRAME_EFIELD);
+  }
 }
 
 void Catalogue::AddRandom() {

@@ -169,6 +169,11 @@ TEST(Hostile, SpoiledFieldsAreTheOnesTheFramesName) {
       {"reserved/reset-word", 68, 4, 0, 1},
       {"bad_field/ack-grant-without-ack-stream", 56, 4, 0, 1},
       {"bad_field/msg-grant-without-ack-stream", 56, 4, 0, 1},
+      // seg_size (68) and segs (70) of DATA and of MSG
+      {"large_frame/seg*", 68, 3, 0, 4},
+      {"large_frame/payload-*", 68, 3, 0, 2},
+      {"large_frame/msg-seg*", 68, 3, 0, 4},
+      {"large_frame/msg-payload-*", 68, 3, 0, 2},
   };
   auto cat = HostileCatalogue(Params());
   for (const Field& fd : fields) {
