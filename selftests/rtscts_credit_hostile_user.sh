@@ -45,8 +45,12 @@ for _ in $(seq 100); do
 done
 "$ptlctl" iface bind 0 dev vu1 || exit 1
 mac=$($ip link show vu1 | awk '/link\/ether/ { print $2 }')
-"$getsrc" $pid 600000 >"$dir/user-getsrc.log" 2>&1 &
+# It serves until killed at the end: an hour, as in the main script (a
+# bound of 10 minutes ran out in phase 2 on the debug kernel beside two
+# other guests, and the rest of the fake nodes found no one to get from).
+"$getsrc" $pid 3600000 >"$dir/user-getsrc.log" 2>&1 &
 server=$!
+trap 'kill $server 2>/dev/null' EXIT	# also when a step below fails
 for _ in $(seq 100); do
 	grep -q '^ready' "$dir/user-getsrc.log" && break
 	sleep 0.2
