@@ -109,8 +109,11 @@ else
 	report $? "one peer holds ${one:-(no ooo_bytes)} bytes, at most 4 MiB; ooo_dropped $(b_iface ooo_dropped)"
 fi
 
-# 2. Many nids: the interface's cap.
+# 2. Many nids: the interface's cap. ooo_dropped counts from here (step 1
+# dropped some too).
 free0=$(memfree)
+dropped0=$(b_iface ooo_dropped)
+expired0=$(b_iface ooo_expired)
 "$inject" gap -i va --dst-nid "$nid_b" --dst-mac "$mac_b" --peers "$nids" \
 	--frames "$frames" --first-nid 0x0a010000 | sed 's/^/# /'
 report "${PIPESTATUS[0]}" "ptl_inject gap: $nids nids x $frames frames of 65535 bytes, sequence 0 missing"
@@ -122,9 +125,21 @@ diag "held: $((held / mib)) MiB by MemFree, ooo_bytes ${ooo:-(none)}, ooo_droppe
 $ip netns exec b "$ptlctl" -s iface show 0 | sed 's/^/#   /'
 [ $held -le $(((cap_kb << 10) + 24 * mib)) ]
 report $? "memory held under attack ($((held / mib)) MiB by MemFree) within the cap ($((cap_kb >> 10)) MiB) + 24 MiB"
-[ -n "$ooo" ] && [ "$ooo" -gt 0 ] && [ "$ooo" -le $((cap_kb << 10)) ] &&
-	[ -n "$dropped" ] && [ "$dropped" -gt 0 ]
-report $? "ooo_bytes (${ooo:-none}) within the cap, the excess counted in ooo_dropped (${dropped:-none})"
+dropped=$((${dropped:-0} - ${dropped0:-0}))
+# On a host slow enough for the first gaps to expire during the attack
+# (CI's debug kernel beside another guest took over 45 s to send what
+# 6.12 sends in 19), ooo_bytes may be anything from 0 up to the cap: the
+# cap and the drops are still asserted, the fill only when none expired.
+expired=$(($(b_iface ooo_expired) - ${expired0:-0}))
+if [ "$expired" -gt 0 ]; then
+	diag "$expired frames expired during the attack (host slow): ooo_bytes is not asserted above 0"
+	filled=0
+else
+	filled=1
+fi
+[ -n "$ooo" ] && [ "$ooo" -ge "$filled" ] && [ "$ooo" -le $((cap_kb << 10)) ] &&
+	[ "$dropped" -gt 0 ]
+report $? "ooo_bytes (${ooo:-none}) within the cap, the excess counted in ooo_dropped (+$dropped)"
 
 # 3. The gaps are never filled: after peer_timeout_ms it is all freed.
 has_expired() { [ "$(b_iface ooo_bytes)" = 0 ]; }
