@@ -46,7 +46,7 @@ int rtscts_fill_stats(struct ptl_binding *b, struct sk_buff *skb)
 		PTL_STAT_PEERS_FORGOTTEN, PTL_STAT_NO_DST_INC,
 		PTL_STAT_CREDIT_WAITS, PTL_STAT_CREDIT_REFUSED,
 		PTL_STAT_TX_SUPERFRAMES, PTL_STAT_RX_SUPERFRAMES,
-		PTL_STAT_TX_RIDERS, PTL_STAT_RX_RIDERS,
+		PTL_STAT_TX_RIDERS, PTL_STAT_RX_RIDERS, PTL_STAT_LATE_TIMERS,
 	};
 	struct rtscts_if *rif = ptl_binding_priv(b);
 	struct rtscts_census census;
@@ -89,6 +89,7 @@ static void rtscts_report_stats(struct ptl_peer_report *r,
 	ptl_peer_report_stat(r, PTL_STAT_RX_BYTES, st->rx_bytes);
 	ptl_peer_report_stat(r, PTL_STAT_RETRANSMITS, st->retransmits);
 	ptl_peer_report_stat(r, PTL_STAT_TIMEOUTS, st->timeouts);
+	ptl_peer_report_stat(r, PTL_STAT_LATE_TIMERS, st->late_timers);
 	ptl_peer_report_stat(r, PTL_STAT_DUPLICATES, st->duplicates);
 	ptl_peer_report_stat(r, PTL_STAT_OUT_OF_ORDER, st->out_of_order);
 	ptl_peer_report_stat(r, PTL_STAT_STALE_FRAMES, st->stale);

@@ -144,7 +144,7 @@ struct rtscts_peer_stats {
 	u64 tx_frames, tx_bytes, rx_frames, rx_bytes;
 	u64 retransmits, timeouts, duplicates, out_of_order;
 	u64 stale, no_buffer, msgs_tx, msgs_rx, msgs_failed, rts;
-	u64 ooo_dropped, ooo_expired, rx_open_dropped;
+	u64 ooo_dropped, ooo_expired, rx_open_dropped, late_timers;
 };
 
 /* Another node this interface exchanges frames with. */
@@ -187,6 +187,7 @@ struct rtscts_peer {
 	bool in_recovery;		/* cwnd halved until recovery_end */
 	bool rto_recovery;		/* resending after a timeout, ditto */
 	bool probed;			/* a tail loss probe is out */
+	bool late_waited;		/* the loss timer fired late: waited once */
 	u32 recovery_end;
 	u32 next_msg_id;
 	struct list_head inflight;	/* struct rtscts_txf, by seq */

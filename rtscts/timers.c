@@ -9,7 +9,8 @@
  *   - frames in flight: first a tail loss probe after two smoothed RTTs
  *     without an acknowledgement (reliable.c), then the retransmission
  *     timeout (rto_us, doubled per consecutive timeout up to
- *     max_rto_ms);
+ *     max_rto_ms); either waits a tick more, once, when the timer fires
+ *     late (rtscts_timer_late);
  *   - nothing in flight but something awaited from the peer (a CTS, the
  *     rest of a message it is sending): a probe (an ACK asking for an ACK)
  *     every max(rto, 100 ms), so that a live peer answers;
@@ -82,6 +83,7 @@ void rtscts_timer_arm(struct rtscts_peer *peer)
 
 	if (peer->dead)
 		return;
+	peer->late_waited = false;
 	if (!rtscts_busy(peer)) {
 		if (rtscts_holding(peer))
 			mod_timer(&peer->timer, rtscts_ooo_deadline(peer));
@@ -171,6 +173,32 @@ out:
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * The loss timer fired well after its time: this host ran no softirq
+ * meanwhile (a preempted vCPU, or ksoftirqd queued behind busy processes:
+ * 16 MPI ranks on two vCPUs stalled it for 26 ms), and what arrived in
+ * that time still waits in the receive queues, behind this timer: the
+ * timer softirq runs before NET_RX. A probe or a timeout now would mostly
+ * resend what the peer has, and a timeout would collapse cwnd for
+ * nothing (a third of mpi_unexpected's frames at 16 ranks). Wait a tick
+ * for those acknowledgements, once: true if the caller is to do nothing
+ * now. The timer wheel fires a timer up to an eighth of its delay late on
+ * its own (its coarser levels), hence the margin.
+ */
+static bool rtscts_timer_late(struct rtscts_peer *peer)
+{
+	unsigned long margin = 2 + rtscts_rto_jiffies(peer) / 8;
+
+	if (peer->late_waited ||
+	    !time_after(jiffies, peer->timer.expires + margin))
+		return false;
+	peer->late_waited = true;
+	peer->st.late_timers++;
+	rtscts_count(peer->rif, PTL_STAT_LATE_TIMERS, 1);
+	mod_timer(&peer->timer, jiffies + 1);
+	return true;
+}
+
 void rtscts_timer_fn(struct timer_list *t)
 {
 	struct rtscts_peer *peer = from_timer(peer, t, timer);
@@ -196,6 +224,8 @@ void rtscts_timer_fn(struct timer_list *t)
 		rtscts_push(peer, &xq);		/* resolves, or re-arms */
 		goto out;
 	}
+	if (peer->ninflight && rtscts_timer_late(peer))
+		goto out;
 	if (peer->ninflight && !peer->probed && peer->srtt_us) {
 		if (!rtscts_tail_probe(peer, &xq))
 			rtscts_retransmit_oldest(peer, &xq);

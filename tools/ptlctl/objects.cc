@@ -96,6 +96,7 @@ constexpr auto kStatNames = Table<__PTL_STAT_MAX>({
     {PTL_STAT_RX_SUPERFRAMES, "rx_superframes"},
     {PTL_STAT_TX_RIDERS, "tx_riders"},
     {PTL_STAT_RX_RIDERS, "rx_riders"},
+    {PTL_STAT_LATE_TIMERS, "late_timers"},
 });
 
 constexpr auto kAttrNames = Table<__PTL_A_MAX>({

@@ -99,6 +99,7 @@ const std::vector<Group>& Groups() {
         {PTL_STAT_SINK_GETS, "sink_gets"},
         {PTL_STAT_RETRANSMITS, "retransmits"},
         {PTL_STAT_TIMEOUTS, "timeouts"},
+        {PTL_STAT_LATE_TIMERS, "late_timers"},
         {PTL_STAT_CREDIT_WAITS, "credit_waits"},
         {PTL_STAT_TX_SUPERFRAMES, "superframes"},
         {PTL_STAT_TX_RIDERS, "riders"}}},

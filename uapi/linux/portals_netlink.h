@@ -289,6 +289,8 @@ enum ptl_stat {
 	/* ptl_rtscts: responses carried by another message's frame */
 	PTL_STAT_TX_RIDERS,
 	PTL_STAT_RX_RIDERS,
+	/* ptl_rtscts: loss timers that fired late (the host stalled) and waited */
+	PTL_STAT_LATE_TIMERS,
 	__PTL_STAT_MAX
 };
 #define PTL_STAT_MAX		(__PTL_STAT_MAX - 1)

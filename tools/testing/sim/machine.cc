@@ -154,6 +154,7 @@ TransportStats Machine::Totals() const {
     t.keepalives += s.keepalives;
     t.cts_waited += s.cts_waited;
     t.cts_reclaimed += s.cts_reclaimed;
+    t.late_timers += s.late_timers;
     t.peers_max = std::max(t.peers_max, s.peers_max);
     t.timers_max = std::max(t.timers_max, s.timers_max);
     t.rx_open_max = std::max(t.rx_open_max, s.rx_open_max);

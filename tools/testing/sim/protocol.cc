@@ -72,6 +72,8 @@ struct Transport::Peer {
   std::unordered_map<uint32_t, TxMsg> msgs;
   uint32_t tx_open = 0, tx_reqs = 0, tx_grant = 0;
   Time resolve_at = kNever, last_progress = 0, last_rx = 0;
+  Time timer_due = kNever;   // the deadline the timer was last set for
+  bool late_waited = false;  // it fired late and waited a tick (timers.c)
   // its stream to us
   uint32_t rx_stream = 0, rcv_nxt = 0;
   std::map<uint32_t, Frame> ooo;
@@ -516,6 +518,7 @@ Time Transport::BackedOffRto(const Peer& p) const {
 }
 
 void Transport::ArmTimer(Peer& p) {
+  p.late_waited = false;
   if (!Busy(p)) {
     if (p.timer.armed()) {
       p.timer.Cancel();
@@ -546,6 +549,18 @@ void Transport::SetTimer(Peer& p, Time delay) {
     st_.timers_max = std::max(st_.timers_max, timers_);
   }
   p.timer.Arm(when);
+  p.timer_due = when;
+}
+
+// rtscts_timer_late: a loss timer run well after its deadline (the CPU was
+// busy) waits a tick, once, for the acknowledgements queued behind it.
+bool Transport::TimerLate(Peer& p) {
+  Time margin = 2 * pp_.tick + BackedOffRto(p) / 8;
+  if (p.late_waited || sim_.now() <= p.timer_due + margin) return false;
+  p.late_waited = true;
+  st_.late_timers++;
+  SetTimer(p, 1);
+  return true;
 }
 
 void Transport::TimerFired(Peer& p) {
@@ -572,6 +587,7 @@ void Transport::OnTimer(Peer& p) {
     ArmTimer(p);
     return;
   }
+  if (!p.inflight.empty() && TimerLate(p)) return;
   if (!p.inflight.empty() && !p.probed && p.srtt_us) {
     if (!TailProbe(p)) RetransmitOldest(p);
   } else if (!p.inflight.empty()) {

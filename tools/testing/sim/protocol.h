@@ -82,6 +82,7 @@ struct TransportStats {
   uint64_t keepalives = 0;     // probes of a peer with nothing in flight (ACK asking for an ACK)
   uint64_t cts_waited = 0;     // RTSes whose CTS waited for the budget
   uint64_t cts_reclaimed = 0;  // grants that stopped counting, idle for cts_idle
+  uint64_t late_timers = 0;    // loss timers run late that waited a tick (timers.c)
   std::size_t peers_max = 0, timers_max = 0, rx_open_max = 0, cts_queue_max = 0;
   uint64_t ooo_bytes_max = 0, granted_max = 0;
   Time cts_wait_max = 0;  // the longest an RTS waited for its CTS
@@ -188,6 +189,7 @@ class Transport {
   Time BackedOffRto(const Peer& p) const;
   void ArmTimer(Peer& p);
   void SetTimer(Peer& p, Time delay);
+  bool TimerLate(Peer& p);
   void TimerFired(Peer& p);
   void OnTimer(Peer& p);
   void PeerFail(Peer& p);

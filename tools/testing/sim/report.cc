@@ -51,7 +51,8 @@ void PrintHeader(std::ostream& os) {
   os << "nodes\tworkload\tseconds\tMBps\tpeers_max\tretransmits\ttimeouts\tmsgs_failed\trefused"
         "\tbacklog_drops\ttimers_max\tstatus\tswitch_drops\topen_dropped\tprobes\tooo_kb_max"
         "\topen_max\tbacklog_max\tcpu_busy\tdests\tseconds_all\tevents\twall_s\tkeepalives"
-        "\tcts_waited\tcts_queue_max\tgranted_kb_max\tcts_wait_ms_max\tcts_reclaimed\n";
+        "\tcts_waited\tcts_queue_max\tgranted_kb_max\tcts_wait_ms_max\tcts_reclaimed"
+        "\tlate_timers\n";
 }
 
 void PrintRow(std::ostream& os, const RunResult& r) {
@@ -66,7 +67,7 @@ void PrintRow(std::ostream& os, const RunResult& r) {
      << Fixed(r.seconds_all, 3) << '\t' << r.events << '\t' << Fixed(r.wall_seconds, 1) << '\t'
      << t.keepalives << '\t' << t.cts_waited << '\t' << t.cts_queue_max << '\t'
      << t.granted_max / 1024 << '\t' << Fixed(static_cast<double>(t.cts_wait_max) / kMs, 1) << '\t'
-     << t.cts_reclaimed << '\n';
+     << t.cts_reclaimed << '\t' << t.late_timers << '\n';
 }
 
 bool ReadMeasured(const std::string& path, std::vector<Measured>* rows, std::string* why) {

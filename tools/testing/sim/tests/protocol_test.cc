@@ -4,7 +4,8 @@
 // the retransmission timeout doubles, eager vs RTS/CTS, the bound on open
 // messages, and an incast through a tiny switch buffer recovers; the CTS
 // budget (receiver-driven admission) bounds what is granted, fails nothing
-// for waiting, and when it never binds changes nothing.
+// for waiting, and when it never binds changes nothing; a loss timer run
+// late waits for the ACK queued behind it.
 #include "protocol.h"
 
 #include <gtest/gtest.h>
@@ -114,6 +115,25 @@ TEST(Protocol, RetransmissionTimeoutDoublesUpToMaxRto) {
                 static_cast<double>(tick))
         << "interval " << i;
   EXPECT_GT(r.last_sent, 3 * kSec);
+}
+
+// The sender's CPU stalls past its loss timer's deadline while the ACK
+// waits in its receive backlog: the timer, run first, waits a tick for it
+// (timers.c, rtscts_timer_late) instead of probing what arrived.
+TEST(Protocol, ALateTimerWaitsForTheAckQueuedBehindIt) {
+  Rig r(2);
+  r.m->tp(1).Send(0, 64, AppInfo{});  // an RTT sample: the tail probe's timer
+  r.sim.Run();
+  ASSERT_EQ(r.ends, 1);
+  const TransportStats before = r.m->Totals();
+  r.m->tp(1).Send(0, 64, AppInfo{});
+  r.m->cpu(1).Submit(40 * kMs, [] {});  // after the send: the stall
+  r.sim.Run();
+  EXPECT_EQ(r.ends, 2);
+  const TransportStats after = r.m->Totals();
+  EXPECT_EQ(after.late_timers - before.late_timers, 1u);
+  EXPECT_EQ(after.retransmits, before.retransmits);
+  EXPECT_EQ(after.timeouts, before.timeouts);
 }
 
 TEST(Protocol, EagerUpToEagerMaxRtsAbove) {
